@@ -1,0 +1,182 @@
+"""The catalog scanner: turns a schema's tables, columns and foreign keys into memories.
+
+It reads Oracle's data dictionary views (ALL_TABLES, ALL_TAB_COMMENTS, ALL_TAB_COLUMNS,
+ALL_COL_COMMENTS, ALL_CONSTRAINTS, ALL_CONS_COLUMNS); the embedded backend emulates them, so the
+SQL here is the same on both backends. Each fact becomes a memory of kind ``table``, ``column``
+or ``relationship`` whose subject names it (``SUPPLYCHAIN.VESSELS.CAPACITY_TEU``). Scanning is
+idempotent by content hash: an unchanged fact writes nothing, a changed comment updates exactly
+that memory, and a fact whose object disappeared is deleted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent_harness.memory import MemoryStore, content_hash
+
+__all__ = ["CatalogScanner", "Fact", "TABLES_SQL", "COLUMNS_SQL", "FOREIGN_KEYS_SQL"]
+
+FACT_KINDS = ("table", "column", "relationship")
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
+
+TABLES_SQL = """SELECT t.table_name, c.comments
+FROM all_tables t
+LEFT JOIN all_tab_comments c ON c.owner = t.owner AND c.table_name = t.table_name
+WHERE t.owner = :owner
+ORDER BY t.table_name"""
+
+COLUMNS_SQL = """SELECT c.table_name, c.column_name, c.data_type, c.data_length, c.data_scale,
+       c.nullable, c.column_id, k.comments
+FROM all_tab_columns c
+LEFT JOIN all_col_comments k
+  ON k.owner = c.owner AND k.table_name = c.table_name AND k.column_name = c.column_name
+WHERE c.owner = :owner
+ORDER BY c.table_name, c.column_id"""
+
+FOREIGN_KEYS_SQL = """SELECT fk.constraint_name, fk.table_name, fc.column_name,
+       pk.table_name AS ref_table, pc.column_name AS ref_column
+FROM all_constraints fk
+JOIN all_cons_columns fc ON fc.owner = fk.owner AND fc.constraint_name = fk.constraint_name
+JOIN all_constraints pk ON pk.owner = fk.r_owner AND pk.constraint_name = fk.r_constraint_name
+JOIN all_cons_columns pc ON pc.owner = pk.owner AND pc.constraint_name = pk.constraint_name
+     AND pc.position = fc.position
+WHERE fk.owner = :owner AND fk.constraint_type = 'R'
+ORDER BY fk.table_name, fc.column_name"""
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One catalog fact, ready to be a memory."""
+
+    kind: str
+    subject: str
+    content: str
+    metadata: dict
+
+
+def _type_text(row: dict) -> str:
+    data_type = row["data_type"] or "?"
+    if row.get("data_length") and data_type in ("VARCHAR2", "CHAR", "NVARCHAR2"):
+        return f"{data_type}({row['data_length']})"
+    if row.get("data_length") and data_type == "NUMBER":
+        scale = f",{row['data_scale']}" if row.get("data_scale") else ""
+        return f"NUMBER({row['data_length']}{scale})"
+    return data_type
+
+
+class CatalogScanner:
+    """Scans one schema's catalog into a memory store.
+
+    Args:
+        backend: The database whose catalog is read.
+        memory: Where the facts go.
+    """
+
+    def __init__(self, backend, memory: MemoryStore):
+        self.backend = backend
+        self.memory = memory
+
+    @staticmethod
+    def _owner(owner: str) -> str:
+        if not isinstance(owner, str) or not _IDENTIFIER.match(owner):
+            raise ValueError(f"owner {owner!r} is not a schema name (e.g. 'SUPPLYCHAIN')")
+        return owner.upper()
+
+    def row_count(self, owner: str, table: str) -> int:
+        """Rows in ``owner.table`` (names are checked identifiers, never raw user text)."""
+        owner, table = self._owner(owner), self._owner(table)
+        return int(self.backend.query(f"SELECT COUNT(*) AS n FROM {owner}.{table}")[0]["n"])
+
+    def table_facts(self, owner: str = "SUPPLYCHAIN") -> list[Fact]:
+        """One fact per table: its documented purpose and row count."""
+        owner = self._owner(owner)
+        facts = []
+        for row in self.backend.query(TABLES_SQL, {"owner": owner}):
+            name = row["table_name"]
+            rows = self.row_count(owner, name)
+            purpose = (row["comments"] or "no documented purpose").strip()
+            facts.append(
+                Fact(
+                    "table",
+                    f"{owner}.{name}",
+                    f"Table {owner}.{name}: {purpose} ({rows} rows)",
+                    {"owner": owner, "table": name, "row_count": rows},
+                )
+            )
+        return facts
+
+    def column_facts(self, owner: str = "SUPPLYCHAIN") -> list[Fact]:
+        """One fact per column: type, nullability and comment."""
+        owner = self._owner(owner)
+        facts = []
+        for row in self.backend.query(COLUMNS_SQL, {"owner": owner}):
+            table, column = row["table_name"], row["column_name"]
+            null = "nullable" if row["nullable"] == "Y" else "NOT NULL"
+            comment = (row["comments"] or "no comment").strip()
+            facts.append(
+                Fact(
+                    "column",
+                    f"{owner}.{table}.{column}",
+                    f"Column {owner}.{table}.{column} ({_type_text(row)}, {null}): {comment}",
+                    {"owner": owner, "table": table, "column": column},
+                )
+            )
+        return facts
+
+    def relationship_facts(self, owner: str = "SUPPLYCHAIN") -> list[Fact]:
+        """One fact per foreign key: which column joins to which."""
+        owner = self._owner(owner)
+        facts = []
+        for row in self.backend.query(FOREIGN_KEYS_SQL, {"owner": owner}):
+            src = f"{owner}.{row['table_name']}.{row['column_name']}"
+            dst = f"{owner}.{row['ref_table']}.{row['ref_column']}"
+            facts.append(
+                Fact(
+                    "relationship",
+                    f"{owner}.{row['table_name']}.{row['column_name']}->{row['ref_table']}",
+                    f"Relationship: {src} references {dst}; join"
+                    f" {row['table_name']}.{row['column_name']} = "
+                    f"{row['ref_table']}.{row['ref_column']}.",
+                    {"owner": owner, "table": row["table_name"], "references": row["ref_table"]},
+                )
+            )
+        return facts
+
+    def facts(self, owner: str = "SUPPLYCHAIN") -> list[Fact]:
+        """Every fact of a schema."""
+        return self.table_facts(owner) + self.column_facts(owner) + self.relationship_facts(owner)
+
+    def scan(self, owner: str = "SUPPLYCHAIN") -> dict[str, int]:
+        """Write the schema's facts as memories, idempotently.
+
+        Returns:
+            Counts: ``added``, ``updated``, ``unchanged``, ``removed``.
+        """
+        owner = self._owner(owner)
+        facts = self.facts(owner)
+        existing = {
+            (m.kind, m.subject): m
+            for m in self.memory.list(
+                metadata_filter={"kind": list(FACT_KINDS), "owner": owner}, limit=100_000
+            )
+        }
+        counts = {"added": 0, "updated": 0, "unchanged": 0, "removed": 0}
+        seen = set()
+        for fact in facts:
+            key = (fact.kind, fact.subject)
+            seen.add(key)
+            old = existing.get(key)
+            if old is None:
+                self.memory.add(fact.content, fact.kind, fact.subject, fact.metadata)
+                counts["added"] += 1
+            elif old.content_hash != content_hash(fact.content):
+                self.memory.update(old.id, fact.content, fact.subject, fact.metadata)
+                counts["updated"] += 1
+            else:
+                counts["unchanged"] += 1
+        for key, old in existing.items():
+            if key not in seen:
+                self.memory.delete(old.id)
+                counts["removed"] += 1
+        return counts

@@ -1,0 +1,184 @@
+"""The ``workshop`` command: setup, lab, doctor, call, search, skills."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import click
+
+from agent_harness.config import PROJECT_ROOT
+
+__all__ = ["main", "cli"]
+
+
+def _connect(prepare: bool = False, **kwargs):
+    from agent_harness.harness import connect
+
+    try:
+        return connect(prepare=prepare, **kwargs)
+    except Exception as e:  # show the actionable message, not a traceback
+        raise click.ClickException(str(e)) from e
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="agent-harness-workshop")
+def cli() -> None:
+    """The agent-harness workshop: prepare the database, open the notebooks, check, explore."""
+
+
+@cli.command()
+@click.option(
+    "--backend",
+    type=click.Choice(["embedded", "oracle"]),
+    default=None,
+    help="Backend to prepare (default: WORKSHOP_BACKEND or embedded).",
+)
+@click.option("--reload-data", is_flag=True, help="Reload the SUPPLYCHAIN demo data.")
+def setup(backend: str | None, reload_data: bool) -> None:
+    """Prepare the database: migrations, demo data, catalog scan, skills, tools (idempotent)."""
+    from tqdm import tqdm
+
+    harness = _connect(prepare=False, backend=backend)
+    click.echo(harness.describe())
+    with tqdm(total=5, desc="setup", unit="step", file=sys.stderr, leave=False) as bar:
+
+        def report(step) -> None:
+            bar.update(1)
+            tqdm.write(f"  {step.name:<17} {step.detail}  ({step.seconds}s)", file=sys.stdout)
+
+        try:
+            harness.prepare(reload_data=reload_data, report=report)
+        except Exception as e:
+            raise click.ClickException(f"setup stopped: {type(e).__name__}: {e}") from e
+    click.echo(
+        f"ready: {harness.memory.count()} memories, {harness.skills.count()} skills, "
+        f"{len(harness.tools.names())} tools"
+    )
+    harness.close()
+
+
+@cli.command()
+@click.option("--port", default=8888, show_default=True, help="Port for JupyterLab.")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser.")
+def lab(port: int, no_browser: bool) -> None:
+    """Start JupyterLab on the notebooks/ folder."""
+    notebooks = PROJECT_ROOT / "notebooks"
+    if not notebooks.is_dir():
+        raise click.ClickException(f"no notebooks folder at {notebooks}")
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        f"--notebook-dir={notebooks}",
+        f"--port={port}",
+    ]
+    if no_browser:
+        command.append("--no-browser")
+    click.echo("starting: " + " ".join(command))
+    raise SystemExit(subprocess.call(command))
+
+
+@cli.command()
+@click.option("--llm/--no-llm", default=True, help="Also check the LLM endpoint.")
+def doctor(llm: bool) -> None:
+    """Check backend, model, indexes and LLM endpoint; print a fix for each failure."""
+    from agent_harness.doctor import run_checks
+
+    failures = 0
+    for check in run_checks(include_llm=llm):
+        mark = "ok  " if check.ok else "FAIL"
+        click.echo(f"{mark} {check.name}: {check.detail}")
+        if not check.ok:
+            failures += 1
+            click.echo(f"     fix: {check.fix}")
+    click.echo(f"{failures} problem(s) found" if failures else "all checks passed")
+    raise SystemExit(1 if failures else 0)
+
+
+@cli.command()
+@click.argument("tool")
+@click.argument("arguments", default="{}")
+def call(tool: str, arguments: str) -> None:
+    """Call TOOL with a JSON object of ARGUMENTS, e.g. workshop call find_vessel '{"name":"ever"}'."""
+    harness = _connect(prepare=True)
+    if tool not in harness.tools.names():
+        raise click.ClickException(
+            f"unknown tool {tool!r}; available: {', '.join(harness.tools.names())}"
+        )
+    output = harness.tools.call(tool, arguments)
+    try:
+        click.echo(json.dumps(json.loads(output), indent=2, ensure_ascii=False))
+    except ValueError:
+        click.echo(output)
+
+
+@cli.command()
+@click.argument("query")
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "vector", "keyword"]),
+    default="hybrid",
+    show_default=True,
+)
+@click.option("-k", "--k", "k", default=5, show_default=True, help="How many results.")
+@click.option("--kinds", default=None, help="Comma-separated kinds, e.g. table,column.")
+def search(query: str, mode: str, k: int, kinds: str | None) -> None:
+    """Search long-term memory for QUERY."""
+    harness = _connect(prepare=True)
+    try:
+        hits = harness.memory.search(query, k=k, mode=mode, kinds=kinds)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from e
+    for hit in hits:
+        ranks = f" r_vec={hit.r_vec} r_txt={hit.r_txt}" if mode == "hybrid" else ""
+        click.echo(f"[{hit.kind}] {hit.subject or ''} score={hit.score:.4f}{ranks}")
+        click.echo(f"    {hit.content[:200]}")
+    if not hits:
+        click.echo("no results")
+
+
+@cli.group()
+def skills() -> None:
+    """Manage the skills library."""
+
+
+@skills.command("add")
+@click.argument("source")
+@click.option(
+    "--name",
+    "source_name",
+    default="oracle",
+    show_default=True,
+    help="Prefix for the imported skills' names.",
+)
+def skills_add(source: str, source_name: str) -> None:
+    """Ingest skills from a local folder or a .zip/.tar.gz URL (e.g. Oracle's skills library).
+
+    Nothing is committed to the project: the files stay where they are (or in a temp folder).
+    """
+    from agent_harness.skills_import import fetch_skills_folder
+
+    harness = _connect(prepare=True)
+    try:
+        with fetch_skills_folder(source) as folder:
+            counts = harness.skills.ingest(folder, source=source_name)
+    except (OSError, ValueError) as e:
+        raise click.ClickException(str(e)) from e
+    click.echo(
+        f"{counts['added_or_changed']} added or changed, {counts['unchanged']} unchanged, "
+        f"{len(counts['skipped'])} skipped"
+    )
+
+
+def main() -> None:
+    """Console-script entry point."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    cli(prog_name="workshop")
+
+
+if __name__ == "__main__":
+    main()

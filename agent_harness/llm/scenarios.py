@@ -1,0 +1,340 @@
+"""Scripted tool-call scenarios replayed by the offline model.
+
+Each `Scenario` recognises one of the workshop's demo questions and says which tools a model
+would call, step by step. `agent_harness.llm.offline` plays them back: step 0 is answered to the
+first request after the user's question, step 1 after the first round of tool results, and so on;
+when the steps run out the server writes a final answer that quotes the tool results.
+
+Arguments are plain values, `Ref` placeholders that the server fills in at replay time (the
+question, a named regex group, the previous step's tool call id), or a small callable that builds
+the arguments from a `StepContext`. A callable returning ``None`` means "this call does not apply",
+which ends the scenario early with a final answer.
+
+Scenarios are tried in list order and the first match wins: requests phrased as an action
+("remember ...", "compute the 90th percentile ...", "which skills ...") come first, whatever data
+they mention, and the catch-all about column meanings and units comes last.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "PREVIOUS_CALL_ID",
+    "QUESTION",
+    "SCENARIOS",
+    "Ref",
+    "Scenario",
+    "StepContext",
+    "ToolCall",
+    "ToolResult",
+    "find_scenario",
+    "group",
+]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A placeholder argument value that the server fills in when it plays a step.
+
+    Attributes:
+        source: ``"question"``, ``"previous_call_id"`` or ``"group:<name>"`` for a named group of
+            the scenario's regex.
+    """
+
+    source: str
+
+
+QUESTION = Ref("question")
+PREVIOUS_CALL_ID = Ref("previous_call_id")
+
+
+def group(name: str) -> Ref:
+    """Return a placeholder for the named group ``name`` of the scenario's regex."""
+    return Ref(f"group:{name}")
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """One tool message found in the conversation, joined with the call that produced it."""
+
+    call_id: str
+    name: str
+    arguments: str
+    content: str
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """What a step can look at when it builds its arguments.
+
+    Attributes:
+        question: The user's question as matched.
+        groups: Named groups of the scenario's regex (empty for keyword scenarios).
+        results: Every tool result since the question, oldest first.
+        previous: The tool results of the latest round only.
+    """
+
+    question: str
+    groups: Mapping[str, str] = field(default_factory=dict)
+    results: tuple[ToolResult, ...] = ()
+    previous: tuple[ToolResult, ...] = ()
+
+    def latest(self, name: str) -> ToolResult | None:
+        """Return the most recent result of the tool ``name``, or None if it was not called."""
+        for result in reversed(self.results):
+            if result.name == name:
+                return result
+        return None
+
+
+Arguments = Mapping[str, Any] | Callable[[StepContext], Mapping[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call the scripted model makes.
+
+    Attributes:
+        name: The tool's name; it is only called when the request offers it.
+        arguments: Argument values (may hold `Ref` placeholders) or a callable building them.
+        when: Optional condition; the call is dropped when it returns False.
+    """
+
+    name: str
+    arguments: Arguments = field(default_factory=dict)
+    when: Callable[[StepContext], bool] | None = None
+
+    def arguments_for(self, ctx: StepContext) -> dict[str, Any] | None:
+        """Return the call's arguments with placeholders filled, or None if it does not apply."""
+        if self.when is not None and not self.when(ctx):
+            return None
+        arguments = self.arguments(ctx) if callable(self.arguments) else self.arguments
+        return None if arguments is None else {k: _fill(v, ctx) for k, v in arguments.items()}
+
+
+def _fill(value: Any, ctx: StepContext) -> Any:
+    """Replace `Ref` placeholders (also inside lists and dicts) by their values."""
+    if isinstance(value, dict):
+        return {key: _fill(item, ctx) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_fill(item, ctx) for item in value]
+    if not isinstance(value, Ref):
+        return value
+    if value.source == "question":
+        return ctx.question
+    if value.source == "previous_call_id":
+        # Prefer the call whose output was offloaded: its id is the one to fetch.
+        marked = [r for r in ctx.previous if _OFFLOAD_MARKER in r.content] or list(ctx.previous)
+        return marked[0].call_id if marked else None
+    if value.source.startswith("group:"):
+        return ctx.groups.get(value.source.removeprefix("group:"))
+    raise ValueError(
+        f"Unknown placeholder {value.source!r}; use QUESTION, PREVIOUS_CALL_ID or group()."
+    )
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scripted conversation for one kind of demo question.
+
+    Attributes:
+        name: Short unique name, also mixed into the tool call ids.
+        keywords: Words that must all appear in the question (case-insensitive).
+        pattern: A regex searched in the question (case-insensitive) instead of keywords; its
+            named groups are available to the steps.
+        steps: Rounds of tool calls, played one per request.
+        answer_hint: First sentence of the final answer.
+    """
+
+    name: str
+    keywords: tuple[str, ...] = ()
+    pattern: str | None = None
+    steps: list[list[ToolCall]] = field(default_factory=list)
+    answer_hint: str = ""
+
+    def match(self, question: str) -> dict[str, str] | None:
+        """Return the regex groups (empty for keywords) if ``question`` fits, else None."""
+        if self.pattern is not None:
+            found = re.search(self.pattern, question, re.IGNORECASE | re.DOTALL)
+            if found is None:
+                return None
+            return {key: value.strip() for key, value in found.groupdict().items() if value}
+        lowered = question.lower()
+        if self.keywords and all(word.lower() in lowered for word in self.keywords):
+            return {}
+        return None
+
+
+def find_scenario(question: str) -> tuple[Scenario, dict[str, str]] | None:
+    """Return the first scenario matching ``question`` and its regex groups, or None."""
+    for scenario in SCENARIOS:
+        groups = scenario.match(question)
+        if groups is not None:
+            return scenario, groups
+    return None
+
+
+# --- small argument builders -------------------------------------------------------------------
+
+_REGIONS = ("PACIFIC", "ATLANTIC", "INDIAN", "MEDITERRANEAN")
+_OFFLOAD_MARKER = "fetch_tool_output("
+_CARRIER_SQL = (
+    "SELECT c.name, COUNT(*) AS vessels FROM supplychain.vessels v "
+    "JOIN supplychain.carriers c ON c.carrier_id = v.carrier_id "
+    "GROUP BY c.name ORDER BY vessels DESC"
+)
+# Used when the question names no numbers: a week of port waiting times in hours.
+_SAMPLE_VALUES = (12, 5, 33, 8, 21, 17, 9, 40, 3, 27)
+
+
+def _region_arguments(ctx: StepContext) -> dict[str, Any]:
+    lowered = ctx.question.lower()
+    for region in _REGIONS:
+        if region.lower() in lowered:
+            return {"ocean_region": region}
+    return {}
+
+
+def _percentile_arguments(ctx: StepContext) -> dict[str, Any]:
+    # The result is both logged and the last expression: engines differ in which one they return.
+    percent = int(ctx.groups.get("percent", "90"))
+    numbers = re.findall(r"-?\d+(?:\.\d+)?", ctx.groups.get("values", ""))
+    values = ", ".join(numbers) if len(numbers) >= 2 else ", ".join(map(str, _SAMPLE_VALUES))
+    code = (
+        f"const values = [{values}];\n"
+        f"const p = {percent};\n"
+        "const sorted = [...values].sort((a, b) => a - b);\n"
+        "const rank = (p / 100) * (sorted.length - 1);\n"
+        "const lo = Math.floor(rank);\n"
+        "const hi = Math.ceil(rank);\n"
+        "const value = sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);\n"
+        "const result = JSON.stringify({ percentile: p, value: value });\n"
+        'if (typeof console !== "undefined") console.log(result);\n'
+        "result;\n"
+    )
+    return {"code": code}
+
+
+def _skills_query(ctx: StepContext) -> dict[str, Any]:
+    return {"query": ctx.groups.get("topic") or ctx.question}
+
+
+def _first_name(value: Any) -> str | None:
+    """Depth-first search for the first string under a "name" key."""
+    if isinstance(value, dict):
+        if isinstance(value.get("name"), str):
+            return value["name"]
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            name = _first_name(item)
+            if name:
+                return name
+    return None
+
+
+def _load_first_skill(ctx: StepContext) -> dict[str, Any] | None:
+    listed = ctx.latest("list_skills")
+    if listed is None:
+        return None
+    try:
+        name = _first_name(json.loads(listed.content))
+    except ValueError:
+        # The output may have been cut short by the offload step; look for the first name anyway.
+        found = re.search(r'"name"\s*:\s*"([^"]+)"', listed.content)
+        name = found.group(1) if found else None
+    return {"name": name} if name else None
+
+
+def _was_offloaded(ctx: StepContext) -> bool:
+    return any(_OFFLOAD_MARKER in result.content for result in ctx.previous)
+
+
+# --- the demo questions ------------------------------------------------------------------------
+
+SCENARIOS: list[Scenario] = [
+    Scenario(
+        name="remember",
+        pattern=r"^\s*(?:please\s+)?remember\s+(?:that\s+)?(?P<fact>.+?)\s*\.?\s*$",
+        steps=[[ToolCall("remember", {"content": group("fact"), "kind": "note"})]],
+        answer_hint="Noted: the fact was stored with remember.",
+    ),
+    Scenario(
+        name="percentile",
+        pattern=r"\b(?P<percent>\d{1,2})(?:st|nd|rd|th)\s+percentile\b(?:\s+of\s+(?P<values>.*))?",
+        steps=[[ToolCall("exec_js", _percentile_arguments)]],
+        answer_hint="The percentile was computed by a JavaScript snippet run with exec_js.",
+    ),
+    Scenario(
+        name="skills",
+        pattern=r"\bskills?\b(?:.*?\b(?:help\s+with|for|about|on)\s+(?P<topic>[^?]+))?",
+        steps=[
+            [ToolCall("list_skills", _skills_query)],
+            [ToolCall("load_skill", _load_first_skill)],
+        ],
+        answer_hint="I looked up the skills library with list_skills and loaded the best match.",
+    ),
+    Scenario(
+        name="delayed_voyages",
+        pattern=r"\bvoyages?\b.*\bdelay|\bdelayed\b.*\bvoyages?\b",
+        steps=[[ToolCall("delayed_voyages", _region_arguments)]],
+        answer_hint="These are the delayed voyages reported by delayed_voyages.",
+    ),
+    Scenario(
+        name="vessel_position",
+        pattern=r"\bwhere\b.*?\bvessel\s+(?P<vessel>[^?]+?)\s*(?:\bnow\b|\?|$)",
+        steps=[[ToolCall("vessel_position", {"vessel": group("vessel")})]],
+        answer_hint="This is the vessel's latest position from vessel_position.",
+    ),
+    Scenario(
+        name="vessels_per_carrier",
+        keywords=("how many", "vessels", "carrier"),
+        steps=[[ToolCall("run_sql", {"sql": _CARRIER_SQL})]],
+        answer_hint="Vessel counts per carrier, from a run_sql query.",
+    ),
+    Scenario(
+        name="cargo_value",
+        pattern=r"\bcargo\s+value\b.*?\bvoyage\s+(?P<voyage>[\w-]+)",
+        steps=[[ToolCall("cargo_value", {"voyage": group("voyage")})]],
+        answer_hint="The voyage's total cargo value from cargo_value (unit values are US cents).",
+    ),
+    Scenario(
+        name="containers_on_hold",
+        keywords=("container", "customs", "hold"),
+        steps=[[ToolCall("containers_on_hold", {})]],
+        answer_hint="Containers currently on customs hold, from containers_on_hold.",
+    ),
+    Scenario(
+        name="hazmat_containers",
+        pattern=r"\b(?:hazardous|hazmat|dangerous)\b.*\bcontainers?\b",
+        steps=[[ToolCall("hazmat_containers", {})]],
+        answer_hint="Hazardous (HAZMAT) containers, from hazmat_containers.",
+    ),
+    Scenario(
+        name="container_manifest",
+        pattern=r"\bmanifest\b.*?\bcontainer\s+(?P<container_no>[\w-]+)",
+        steps=[
+            [ToolCall("container_manifest", {"container_no": group("container_no")})],
+            # The agent offloads big outputs and leaves a fetch_tool_output(...) hint: follow it.
+            [
+                ToolCall(
+                    "fetch_tool_output",
+                    {"tool_call_id": PREVIOUS_CALL_ID},
+                    when=_was_offloaded,
+                )
+            ],
+        ],
+        answer_hint="The container's manifest, from container_manifest.",
+    ),
+    Scenario(
+        name="column_meaning",
+        pattern=r"\bwhat\s+does\s+\S+\s+mean\b|\bunits?\b|\bcolumns?\b|\bmeaning\b",
+        steps=[[ToolCall("search_knowledge", {"query": QUESTION, "k": 5})]],
+        answer_hint="This is what the catalog knowledge says, from search_knowledge.",
+    ),
+]

@@ -1,0 +1,75 @@
+"""Tool-output offload: big outputs are stored whole and replaced by a preview plus a handle.
+
+The agent loop keeps the model's context small: an output longer than ``PREVIEW_CHARS`` is
+logged whole as a memory of kind ``tool_output`` (subject = the tool call id) and the model sees
+its first ``PREVIEW_CHARS`` characters followed by
+``...[+N chars. full output: fetch_tool_output(tool_call_id='...')]``. ``fetch_tool_output``
+returns the stored output WHOLE, byte-exact, and the loop never cuts a fetched output again.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agent_harness.memory import MemoryStore
+
+__all__ = ["ToolOutputLog", "preview", "PREVIEW_CHARS", "KIND"]
+
+PREVIEW_CHARS = 600
+KIND = "tool_output"
+
+
+def preview(output: str, tool_call_id: str, limit: int = PREVIEW_CHARS) -> str:
+    """The text the model sees for an output: whole when short, else a preview and a handle.
+
+    Characters, not bytes, are counted, so a cut never splits a unicode character.
+    """
+    if len(output) <= limit:
+        return output
+    rest = len(output) - limit
+    return (
+        f"{output[:limit]}...[+{rest} chars. full output: "
+        f"fetch_tool_output(tool_call_id='{tool_call_id}')]"
+    )
+
+
+class ToolOutputLog:
+    """Stores tool outputs whole, keyed by tool call id."""
+
+    def __init__(self, memory: MemoryStore):
+        self.memory = memory
+
+    def log(
+        self, thread_id: str, tool_call_id: str, tool_name: str, tool_args, tool_output: str
+    ) -> int:
+        """Store one tool call's full output; returns the memory id."""
+        if not tool_call_id:
+            raise ValueError("tool_call_id is required: it is the handle to fetch the output")
+        args = tool_args if isinstance(tool_args, str) else json.dumps(tool_args, sort_keys=True)
+        return self.memory.add(
+            tool_output if tool_output else "(empty output)",
+            kind=KIND,
+            subject=tool_call_id,
+            metadata={
+                "tool_name": tool_name,
+                "tool_args": args,
+                "chars": len(tool_output),
+                "empty": not tool_output,
+            },
+            thread_id=thread_id,
+        )
+
+    def fetch(self, tool_call_id: str) -> dict:
+        """``{"tool_name", "tool_args", "tool_output"}`` or ``{"error": ...}``."""
+        found = self.memory.list(
+            metadata_filter={"kind": KIND, "subject": str(tool_call_id)}, limit=1
+        )
+        if not found:
+            return {"error": f"no tool call with id {tool_call_id!r}"}
+        m = found[0]
+        output = "" if m.metadata.get("empty") else m.content
+        return {
+            "tool_name": m.metadata.get("tool_name"),
+            "tool_args": m.metadata.get("tool_args"),
+            "tool_output": output,
+        }

@@ -1,0 +1,36 @@
+"""Which harness a tool runs against while it is being called.
+
+Tools are plain functions (so the schema comes from their own arguments only); the registry sets
+the harness for the duration of a call. Called outside the registry (a notebook calling a tool
+function directly), tools use the process's default harness from :func:`agent_harness.connect`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+__all__ = ["current", "using"]
+
+_CURRENT: ContextVar = ContextVar("agent_harness_current", default=None)
+
+
+@contextmanager
+def using(harness) -> Iterator[None]:
+    """Make ``harness`` the current one inside the ``with`` block."""
+    token = _CURRENT.set(harness)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current():
+    """The harness of the running tool call, else the default one."""
+    harness = _CURRENT.get()
+    if harness is None:
+        from agent_harness.harness import default_harness
+
+        harness = default_harness()
+    return harness

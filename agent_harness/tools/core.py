@@ -1,0 +1,220 @@
+"""The core tools: SQL, knowledge, memory, JavaScript, skills, scratchpad, catalog, offload.
+
+The always-on set (sent on every turn) is :data:`agent_harness.tools.registry.ALWAYS_ON`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from agent_harness.backends.base import BackendError
+from agent_harness.sandbox import run_js
+from agent_harness.skills import SkillNotFound
+from agent_harness.tools.context import current
+from agent_harness.tools.registry import ToolError, register
+
+__all__ = [
+    "run_sql",
+    "search_knowledge",
+    "remember",
+    "exec_js",
+    "load_skill",
+    "list_skills",
+    "scratch_write",
+    "scratch_read",
+    "scratch_append",
+    "scratch_list",
+    "scan_database",
+    "fetch_tool_output",
+]
+
+MAX_SQL_ROWS = 1000
+SNIPPET_CHARS = 500
+
+
+@register
+def run_sql(sql: str, max_rows: int = 50) -> dict:
+    """Run ONE read-only SQL query (SELECT or WITH ... SELECT) on the SUPPLYCHAIN data.
+
+    Tables are supplychain.<table> (carriers, ports, vessels, voyages, vessel_positions,
+    containers, cargo_items). Returns {"columns", "rows", "row_count", "truncated"} or
+    {"error"}. Writes, DDL and several statements are refused.
+
+    Args:
+        sql: One SELECT statement. Use explicit columns and join on the documented keys.
+        max_rows: Most rows to return (1-1000); the result says when it was truncated.
+    """
+    max_rows = max(1, min(int(max_rows), MAX_SQL_ROWS))
+    try:
+        result = current().backend.readonly_query(sql, max_rows=max_rows, timeout_s=5.0)
+    except BackendError as e:
+        raise ToolError(str(e)) from e
+    return {
+        "columns": result.columns,
+        "rows": result.rows,
+        "row_count": len(result.rows),
+        "truncated": result.truncated,
+    }
+
+
+@register
+def search_knowledge(
+    query: str,
+    k: int = 5,
+    kinds: list[str] | None = None,
+    mode: Literal["hybrid", "vector", "keyword"] = "hybrid",
+) -> list[dict]:
+    """Search long-term memory: table/column/relationship facts, notes, past episodes.
+
+    Use it before writing SQL to learn what tables and columns mean (units, allowed values).
+
+    Args:
+        query: What to look for, in plain words.
+        k: How many results (1-20).
+        kinds: Only these kinds, e.g. ["table", "column"]; stored tool outputs are left out
+            unless "tool_output" is asked for.
+        mode: hybrid (default, meaning + words), vector (meaning) or keyword (exact words).
+    """
+    k = max(1, min(int(k), 20))
+    memory = current().memory
+    if kinds:
+        hits = memory.search(query, k=k, mode=mode, kinds=kinds)
+    else:
+        hits = memory.search(query, k=k, mode=mode, exclude_kinds=["tool_output"])
+    return [
+        {
+            "id": m.id,
+            "kind": m.kind,
+            "subject": m.subject,
+            "content": m.content[:SNIPPET_CHARS]
+            + ("..." if len(m.content) > SNIPPET_CHARS else ""),
+            "score": round(m.score, 6) if m.score is not None else None,
+        }
+        for m in hits
+    ]
+
+
+@register
+def remember(content: str, kind: str = "note", subject: str | None = None) -> dict:
+    """Store a fact in long-term memory so later turns can find it with search_knowledge.
+
+    Args:
+        content: The fact, in one or two self-contained sentences.
+        kind: Its kind: note (default), preference, finding.
+        subject: What it is about, e.g. a table, a vessel or a port.
+    """
+    try:
+        memory_id = current().memory.add(content, kind=kind, subject=subject)
+    except ValueError as e:
+        raise ToolError(str(e)) from e
+    return {"id": memory_id, "stored": True}
+
+
+@register
+def exec_js(code: str, timeout_ms: int = 1000) -> dict:
+    """Run JavaScript in a sandbox (no files, no network) for calculations.
+
+    The value of the last expression is returned as "result"; console.log lines as "console".
+
+    Args:
+        code: JavaScript source, e.g. "const xs=[3,1,2]; xs.sort((a,b)=>a-b)[1]".
+        timeout_ms: Time limit in milliseconds (10-10000).
+    """
+    return run_js(code, timeout_ms)
+
+
+@register
+def load_skill(name: str) -> str:
+    """Load a skill (a playbook with steps and SQL examples) by its name from the manifest.
+
+    Args:
+        name: The skill's name, e.g. "delayed-voyage-triage".
+    """
+    try:
+        return current().skills.load(name)
+    except SkillNotFound as e:
+        raise ToolError(str(e)) from e
+
+
+@register
+def list_skills(query: str | None = None, k: int = 10) -> list[dict]:
+    """List available skills (playbooks): the ones closest to a topic, or all of them.
+
+    Args:
+        query: A topic to rank skills by; omit to list all by name.
+        k: How many skills to list (1-50).
+    """
+    return current().skills.list(query, k=max(1, min(int(k), 50)))
+
+
+def _scratch_path(path: str) -> str:
+    path = str(path).strip().lstrip("/")
+    if not path or len(path) > 200 or "\x00" in path or ".." in path.split("/"):
+        raise ToolError("path must be 1-200 characters, like 'notes/delays.md', without '..'")
+    return path
+
+
+@register
+def scratch_write(path: str, content: str) -> dict:
+    """Write (replace) a file in the agent's scratchpad, to keep notes between steps.
+
+    Args:
+        path: File name, e.g. "notes/delays.md".
+        content: The whole new content.
+    """
+    scratch = current().scratchpad
+    return {"path": _scratch_path(path), "size": scratch.write(_scratch_path(path), content)}
+
+
+@register
+def scratch_read(path: str) -> dict:
+    """Read a file from the agent's scratchpad.
+
+    Args:
+        path: File name, e.g. "notes/delays.md".
+    """
+    content = current().scratchpad.read(_scratch_path(path))
+    if content is None:
+        raise ToolError(f"no scratch file {path!r}; scratch_list shows the files")
+    return {"path": _scratch_path(path), "content": content}
+
+
+@register
+def scratch_append(path: str, content: str) -> dict:
+    """Append text to a scratchpad file (creating it), atomically.
+
+    Args:
+        path: File name, e.g. "notes/delays.md".
+        content: Text to add at the end.
+    """
+    scratch = current().scratchpad
+    return {"path": _scratch_path(path), "size": scratch.append(_scratch_path(path), content)}
+
+
+@register
+def scratch_list() -> list[dict]:
+    """List the files in the agent's scratchpad with their sizes."""
+    return current().scratchpad.list()
+
+
+@register
+def scan_database(owner: str = "SUPPLYCHAIN") -> dict:
+    """Scan a schema's tables, columns and foreign keys into memory (idempotent).
+
+    Args:
+        owner: The schema to scan.
+    """
+    try:
+        return current().catalog.scan(owner)
+    except ValueError as e:
+        raise ToolError(str(e)) from e
+
+
+@register
+def fetch_tool_output(tool_call_id: str) -> dict:
+    """Fetch the WHOLE output of an earlier tool call that was shown cut short.
+
+    Args:
+        tool_call_id: The id given in the "...[+N chars. full output: ...]" marker.
+    """
+    return current().offload.fetch(tool_call_id)
