@@ -162,19 +162,25 @@ class CatalogScanner:
             )
         }
         counts = {"added": 0, "updated": 0, "unchanged": 0, "removed": 0}
-        seen = set()
+        seen, new = set(), []
         for fact in facts:
             key = (fact.kind, fact.subject)
             seen.add(key)
             old = existing.get(key)
             if old is None:
-                self.memory.add(fact.content, fact.kind, fact.subject, fact.metadata)
-                counts["added"] += 1
+                new.append(fact)
             elif old.content_hash != content_hash(fact.content):
                 self.memory.update(old.id, fact.content, fact.subject, fact.metadata)
                 counts["updated"] += 1
             else:
                 counts["unchanged"] += 1
+        self.memory.add_many(
+            [
+                {"content": f.content, "kind": f.kind, "subject": f.subject, "metadata": f.metadata}
+                for f in new
+            ]
+        )
+        counts["added"] = len(new)
         for key, old in existing.items():
             if key not in seen:
                 self.memory.delete(old.id)

@@ -79,7 +79,7 @@ class Embedder:
             raise TypeError("embed() takes a list of strings; use embed_one() for one string")
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         for start in range(0, len(texts), BATCH_SIZE):
-            batch = [str(t)[:MAX_CHARS] for t in texts[start : start + BATCH_SIZE]]
+            batch = [_clean(t) for t in texts[start : start + BATCH_SIZE]]
             out[start : start + len(batch)] = self._embed_batch(batch)
         return out
 
@@ -96,6 +96,11 @@ class Embedder:
         pooled = (tokens * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def _clean(text) -> str:
+    # Lone surrogates (possible in Python strings, e.g. from JSON) cannot be tokenised.
+    return str(text)[:MAX_CHARS].encode("utf-8", "replace").decode("utf-8")
 
 
 @lru_cache(maxsize=1)

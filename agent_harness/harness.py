@@ -193,7 +193,7 @@ def connect(
         if verbose:
             print("preparing the database (first use) ...")
         harness.prepare(report=report)
-    else:
+    elif prepare:
         harness.tools.sync()  # cheap when nothing changed: only hashes are compared
     return harness
 

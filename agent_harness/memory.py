@@ -125,6 +125,12 @@ class MemoryStore:
     def _row(self, content, kind, subject, metadata, thread_id) -> dict:
         if not isinstance(content, str) or not content.strip():
             raise ValueError("content must be a non-empty string: what should be remembered?")
+        for name, text in (("content", content), ("subject", subject)):
+            if isinstance(text, str) and not _is_utf8(text):
+                raise ValueError(
+                    f"{name} holds invalid unicode (a lone surrogate such as \\ud800); "
+                    "fix the text's encoding before storing it"
+                )
         if not isinstance(kind, str) or not _KIND.match(kind):
             raise ValueError(
                 f"kind {kind!r} is not valid: use lower-case letters, digits and _ "
@@ -152,10 +158,7 @@ class MemoryStore:
         }
 
     def _vector(self, row: dict) -> np.ndarray | None:
-        if self.backend.embeds_in_database:
-            return None
-        text = f"{row['subject']}: {row['content']}" if row["subject"] else row["content"]
-        return self._embed([text])[0]
+        return self._vectors([row])[0]
 
     def add(
         self,
@@ -179,6 +182,35 @@ class MemoryStore:
         """
         row = self._row(content, kind, subject, metadata, thread_id)
         return self.backend.insert_memory(row, self._vector(row))
+
+    def add_many(self, entries: list[dict]) -> list[int]:
+        """Store several memories in ONE transaction, embedding them in one batch.
+
+        Args:
+            entries: Dicts with the keyword arguments of :meth:`add` (``content`` required).
+
+        Returns:
+            The new ids, in order.
+        """
+        rows = [
+            self._row(
+                e["content"],
+                e.get("kind", "note"),
+                e.get("subject"),
+                e.get("metadata"),
+                e.get("thread_id"),
+            )
+            for e in entries
+        ]
+        vectors = self._vectors(rows)
+        with self.backend.transaction():
+            return [self.backend.insert_memory(r, v) for r, v in zip(rows, vectors)]
+
+    def _vectors(self, rows: list[dict]) -> list:
+        if self.backend.embeds_in_database or not rows:
+            return [None] * len(rows)
+        texts = [f"{r['subject']}: {r['content']}" if r["subject"] else r["content"] for r in rows]
+        return list(self._embed(texts))
 
     def update(
         self,
@@ -268,7 +300,7 @@ class MemoryStore:
         k = int(k)
         if not 1 <= k <= MAX_K:
             raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
-        per_list = max(k, min(int(per_list), MAX_K)) if mode == "hybrid" else k
+        per_list = max(1, min(int(per_list), MAX_K)) if mode == "hybrid" else k
         query = "" if query is None else str(query)
         selected = _kind_list(kinds)
         excluded = [] if selected else _kind_list(exclude_kinds)
@@ -301,6 +333,14 @@ class MemoryStore:
     def query_vector(self, query: str) -> Any:
         """The bind value for a query's vector (computed here; Oracle may embed in SQL)."""
         return self.backend.vector_bind(self._embed([query])[0])
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _kind_list(kinds: Sequence[str] | str | None) -> list[str]:

@@ -9,14 +9,16 @@ Read-only by construction, in three independent layers (facts measured on SQLite
    CTEs and a few introspection pragmas are authorised. INSERT/UPDATE/DELETE (also behind a
    ``WITH`` prefix), DDL, ATTACH/DETACH, transactions, ANALYZE, writing pragmas and anything
    unknown are denied. A "starts with SELECT/WITH" check could never see a CTE-prefixed DELETE.
-3. Every prepared statement must report ``sqlite3_stmt_readonly()`` true, and only one statement
-   runs per call (the exec tracer refuses the second).
+3. Every prepared statement must report ``sqlite3_stmt_readonly()`` true and start with SELECT,
+   WITH or VALUES (a no-op such as ``DROP TRIGGER IF EXISTS missing`` passes the first two), and
+   only one statement runs per call (the exec tracer refuses the second).
 
 Plus a time limit (progress handler) and a row cap.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from pathlib import Path
@@ -42,6 +44,8 @@ _ALLOWED_PRAGMAS = {
 }
 _DENIED_FUNCTIONS = {"load_extension", "fts3_tokenizer", "readfile", "writefile", "edit"}
 _STEPS_PER_CHECK = 1000
+# The statements a query may start with (the authorizer and stmt_readonly check the rest).
+_QUERY_KEYWORDS = {"SELECT", "WITH", "VALUES"}
 
 
 class _TooSlow(Exception):
@@ -115,8 +119,12 @@ class ReadOnlyConnection:
                 seen.append(statement)
                 if len(seen) > 1:
                     return False  # abort: only one statement per call
-                if not cursor.is_readonly:
-                    raise ReadOnlyViolation("this statement would change the database")
+                keyword = _first_keyword(statement)
+                if not cursor.is_readonly or keyword not in _QUERY_KEYWORDS:
+                    raise ReadOnlyViolation(
+                        f"read-only connection: a {keyword or 'statement'} statement cannot run"
+                        " here. Only one SELECT (or WITH ... SELECT) query is allowed."
+                    )
                 columns.extend(d[0] for d in cursor.description)
                 return True
 
@@ -153,4 +161,21 @@ class ReadOnlyConnection:
                 raise BackendError(f"{type(e).__name__.replace('Error', ' error')}: {e}") from e
             finally:
                 cursor.close(force=True)
+            if not seen:
+                raise BackendError("no SQL statement found (only comments or ';'): send a SELECT")
             return ReadOnlyResult(columns=columns, rows=rows, truncated=truncated)
+
+
+def _first_keyword(statement: str) -> str:
+    """The statement's first word after comments, upper-case (a check on top of the others)."""
+    text = statement
+    while True:
+        text = text.lstrip()
+        if text.startswith("--"):
+            text = text.partition("\n")[2]
+        elif text.startswith("/*"):
+            text = text.partition("*/")[2]
+        else:
+            break
+    match = re.match(r"[A-Za-z]+", text)
+    return match.group(0).upper() if match else ""

@@ -181,6 +181,14 @@ class Tool:
             },
         }
 
+    def takes(self) -> str:
+        """A one-line reminder of the arguments, e.g. "find_vessel takes: name, limit?"."""
+        names = ", ".join(
+            f"{n}{'' if n in self.parameters['required'] else '?'}"
+            for n in self.parameters["properties"]
+        )
+        return f"{self.name} takes: {names or 'no arguments'}"
+
     def index_text(self) -> str:
         """What the toolbox embeds: "name: description / args: a, b"."""
         args = ", ".join(self.parameters.get("properties", {}))
@@ -220,11 +228,7 @@ def _format_validation_error(tool: Tool, error: pydantic.ValidationError) -> str
             problems.append(f"unexpected argument '{where}'")
         else:
             problems.append(f"argument '{where}': {item['msg']} (got {item.get('input')!r:.60})")
-    expected = ", ".join(
-        f"{n}{'' if n in tool.parameters['required'] else '?'}"
-        for n in tool.parameters["properties"]
-    )
-    return f"{'; '.join(problems)}. {tool.name} takes: {expected or 'no arguments'}"
+    return f"{'; '.join(problems)}. {tool.takes()}"
 
 
 class ToolRegistry:
@@ -356,10 +360,10 @@ class ToolRegistry:
             try:
                 arguments = json.loads(arguments)
             except ValueError as e:
-                return fail(f"arguments for {name} are not valid JSON ({e}); send a JSON object")
+                return fail(f"arguments are not valid JSON ({e}). {tool.takes()}")
         if not isinstance(arguments, dict):
             return fail(
-                f"arguments for {name} must be a JSON object, not {type(arguments).__name__}"
+                f"arguments must be a JSON object, not {type(arguments).__name__}. {tool.takes()}"
             )
         try:
             validated = tool.arguments_model.model_validate(arguments)

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The workshop's two commands, for any OS with Python 3.10-3.13 (standard library only).
+
+    python3 setup/bootstrap.py          # install into .venv, prepare the database, open JupyterLab
+    python3 setup/bootstrap.py test     # install what tests need and run the whole test suite
+
+Both are idempotent: the virtual environment is reused, and pip runs only when a requirements
+file changed since the last successful install (a stamp in .venv records their hash).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def say(message: str) -> None:
+    print(f"[bootstrap] {message}", flush=True)
+
+
+def run(*command: str | Path, env: dict | None = None) -> None:
+    say(" ".join(str(c) for c in command))
+    result = subprocess.run([str(c) for c in command], cwd=ROOT, env=env)
+    if result.returncode != 0:
+        sys.exit(f"[bootstrap] failed (exit {result.returncode}): {' '.join(map(str, command))}")
+
+
+def ensure_venv() -> None:
+    if not (3, 10) <= sys.version_info[:2] <= (3, 13):
+        sys.exit(
+            f"[bootstrap] Python {sys.version.split()[0]} is not supported: use 3.10 to 3.13 "
+            "(e.g. python3.12 setup/bootstrap.py)."
+        )
+    if not PYTHON.exists():
+        say(f"creating virtual environment {VENV}")
+        venv.EnvBuilder(with_pip=True).create(VENV)
+
+
+def ensure_installed(requirements: str) -> None:
+    files = [ROOT / requirements, ROOT / "requirements.txt", ROOT / "pyproject.toml"]
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
+    stamp = VENV / f".installed-{requirements}"
+    if stamp.exists() and stamp.read_text() == digest:
+        say(f"{requirements} already installed")
+        return
+    run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+        "-r", ROOT / requirements)
+    run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+        "--no-deps", "-e", ROOT)
+    stamp.write_text(digest)
+
+
+def main(argv: list[str]) -> None:
+    mode = argv[0] if argv else "start"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    ensure_venv()
+    if mode == "test":
+        ensure_installed("requirements-dev.txt")
+        run(PYTHON, "-m", "pytest", *argv[1:], env=env)
+    elif mode in ("start", "setup"):
+        ensure_installed("requirements.txt")
+        run(BIN / "workshop", "setup", env=env)
+        if mode == "start" and "--no-lab" not in argv:
+            run(BIN / "workshop", "lab", env=env)
+    else:
+        sys.exit("usage: python3 setup/bootstrap.py [start [--no-lab] | setup | test [pytest args]]")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

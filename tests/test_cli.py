@@ -1,0 +1,58 @@
+"""The workshop CLI: setup (idempotent), doctor, call, search, help for every command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from agent_harness.cli import cli
+
+
+@pytest.fixture
+def runner(harness, monkeypatch):
+    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(harness.settings.data_dir))
+    monkeypatch.setenv("WORKSHOP_LLM", "offline")
+    return CliRunner()
+
+
+@pytest.mark.parametrize("command", ["setup", "lab", "doctor", "call", "search", "skills"])
+def test_every_command_has_help(command):
+    result = CliRunner().invoke(cli, [command, "--help"])
+    assert result.exit_code == 0 and "Usage" in result.output
+
+
+def test_setup_is_idempotent(runner):
+    result = runner.invoke(cli, ["setup"])
+    assert result.exit_code == 0, result.output
+    assert "already loaded" in result.output and "0 added" in result.output
+    assert "ready:" in result.output
+
+
+def test_call_and_errors(runner):
+    result = runner.invoke(cli, ["call", "run_sql", '{"sql": "SELECT COUNT(*) AS n FROM ports"}'])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["row_count"] == 1
+    bad = runner.invoke(cli, ["call", "no_such_tool", "{}"])
+    assert bad.exit_code != 0 and "unknown tool" in bad.output
+
+
+def test_search_modes(runner):
+    for mode in ("hybrid", "vector", "keyword"):
+        result = runner.invoke(cli, ["search", "capacity in TEU", "--mode", mode, "-k", "2"])
+        assert result.exit_code == 0, result.output
+        assert "CAPACITY_TEU" in result.output
+
+
+def test_doctor_passes_on_a_prepared_database(runner):
+    result = runner.invoke(cli, ["doctor"])
+    assert result.exit_code == 0, result.output
+    assert "all checks passed" in result.output and "offline replay" in result.output
+
+
+def test_doctor_reports_a_fix_when_data_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(tmp_path / "empty"))
+    result = CliRunner().invoke(cli, ["doctor", "--no-llm"])
+    assert result.exit_code == 1
+    assert "FAIL SUPPLYCHAIN data" in result.output and "fix: workshop setup" in result.output
