@@ -103,7 +103,10 @@ def doctor(llm: bool) -> None:
 @click.argument("tool")
 @click.argument("arguments", default="{}")
 def call(tool: str, arguments: str) -> None:
-    """Call TOOL with a JSON object of ARGUMENTS, e.g. workshop call find_vessel '{"name":"ever"}'."""
+    """Call TOOL with a JSON object of ARGUMENTS.
+
+    Example: workshop call find_vessel '{"name": "ever"}'
+    """
     harness = _connect(prepare=True)
     if tool not in harness.tools.names():
         raise click.ClickException(

@@ -52,10 +52,27 @@ def ensure_installed(requirements: str) -> None:
     if stamp.exists() and stamp.read_text() == digest:
         say(f"{requirements} already installed")
         return
-    run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-        "-r", ROOT / requirements)
-    run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-        "--no-deps", "-e", ROOT)
+    run(
+        PYTHON,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-r",
+        ROOT / requirements,
+    )
+    run(
+        PYTHON,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-deps",
+        "-e",
+        ROOT,
+    )
     stamp.write_text(digest)
 
 
@@ -72,7 +89,9 @@ def main(argv: list[str]) -> None:
         if mode == "start" and "--no-lab" not in argv:
             run(BIN / "workshop", "lab", env=env)
     else:
-        sys.exit("usage: python3 setup/bootstrap.py [start [--no-lab] | setup | test [pytest args]]")
+        sys.exit(
+            "usage: python3 setup/bootstrap.py [start [--no-lab] | setup | test [pytest args]]"
+        )
 
 
 if __name__ == "__main__":

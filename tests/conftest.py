@@ -22,7 +22,7 @@ def _oracle_reachable() -> bool:
     if not dsn:
         return False
     host, _, rest = dsn.partition(":")
-    port = int((rest.split("/")[0] or "1521"))
+    port = int(rest.split("/")[0] or "1521")
     try:
         with socket.create_connection((host, port), timeout=1):
             return True

@@ -110,7 +110,7 @@ PORTS = (
 #: a trailing "a" = the delayed ship waits at anchor off its port, "m" = it sailed yesterday.
 VESSELS = (
     ("MSC CELESTINA", "MSCU", 23756, 2020, "Panama", 22.0, "CNNGB NLRTM CNNGB", "CA"),
-    ("MSC ARIANNA", "MSCU", 14336, 2016, "Liberia", 22.5, "SGSIN ITGOA SGSIN", "AS"),
+    ("MSC OSCAR", "MSCU", 19224, 2015, "Panama", 22.8, "SGSIN ITGOA SGSIN", "AS"),
     ("MSC LUCIANA", "MSCU", 8089, 2009, "Panama", 24.1, "BRSSZ ESVLC BRSSZ", "CD"),
     ("MADRID MAERSK", "MAEU", 20568, 2017, "Denmark", 22.0, "CNYTN DEHAM CNYTN", "CD"),
     ("ANE MAERSK", "MAEU", 16592, 2024, "Singapore", 21.0, "MYPKG NLRTM MYPKG", "CS"),
@@ -125,7 +125,7 @@ VESSELS = (
     ("VALPARAISO EXPRESS", "HLCU", 9814, 2016, "Liberia", 21.0, "DEHAM USNYC DEHAM", "AS"),
     ("ONE INNOVATION", "ONEY", 23976, 2023, "Liberia", 22.0, "SGSIN NLRTM SGSIN", "CS"),
     ("ONE APUS", "ONEY", 14052, 2019, "Japan", 22.5, "JPTYO USLAX JPTYO", "DS"),
-    ("EVER ACE", "EGLV", 23992, 2021, "Panama", 22.5, "TWKHH BEANR TWKHH", "CA"),
+    ("EVER GIVEN", "EGLV", 20124, 2018, "Panama", 22.8, "TWKHH BEANR TWKHH", "CA"),
     ("EVER LOVELY", "EGLV", 8452, 2013, "United Kingdom", 24.0, "CNNGB USLAX CNNGB", "CS"),
     ("HMM ALGECIRAS", "HDMU", 23964, 2020, "Panama", 22.0, "KRPUS DEHAM KRPUS", "CA"),
     ("HMM NURI", "HDMU", 16010, 2021, "Panama", 22.5, "USLAX KRPUS USLAX", "CDa"),

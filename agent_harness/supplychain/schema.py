@@ -230,7 +230,7 @@ VOYAGES = Table(
             12,
             nullable=False,
             comment="Carrier's voyage reference, unique: carrier prefix, 2-digit year, week "
-            "of departure, direction letter (E/W/N/S), e.g. 'MAE-2518W'.",
+            "of departure, direction letter (E/W/N/S), e.g. 'MAE-2514W'.",
         ),
         Column(
             "imo_number",
@@ -360,7 +360,7 @@ CONTAINERS = Table(
             11,
             nullable=False,
             comment="ISO 6346 container number (primary key): 3-letter owner code, U, 6-digit "
-            "serial, check digit, e.g. MSCU1234565.",
+            "serial, check digit, e.g. MSCU1234566.",
         ),
         Column(
             "voyage_id",

@@ -303,7 +303,7 @@ def _voyage(text: str) -> dict:
     if not rows:
         codes = [r["voyage_code"] for r in _query("SELECT voyage_code FROM supplychain.voyages")]
         raise ToolError(
-            f"no voyage '{text}'. Give a voyage_code like 'MAE-2518W' or a numeric voyage_id."
+            f"no voyage '{text}'. Give a voyage_code like 'MAE-2514W' or a numeric voyage_id."
             f" Close matches: {_suggest(text, codes)}."
         )
     return rows[0]
@@ -565,7 +565,7 @@ def port_distance(from_port: str, to_port: str) -> dict:
 # --- voyages --------------------------------------------------------------------------------
 @register
 def voyage_status(voyage: str) -> dict:
-    """One voyage by voyage_code (e.g. "MAE-2518W") or numeric voyage_id: vessel, carrier,
+    """One voyage by voyage_code (e.g. "MAE-2514W") or numeric voyage_id: vessel, carrier,
     origin and destination ports, departure/eta/arrival dates, status, sailing distance in nm,
     and days late (DELAYED), arrival delay (COMPLETED) or days to eta, counted from today
     (2025-06-01, the data's reference date).
@@ -777,7 +777,7 @@ def cargo_value(voyage: str | None = None, container_no: str | None = None) -> d
     Give exactly one of the two arguments.
 
     Args:
-        voyage: A voyage_code (e.g. "MAE-2518W") or numeric voyage_id.
+        voyage: A voyage_code (e.g. "MAE-2514W") or numeric voyage_id.
         container_no: An ISO 6346 container number (e.g. "MSCU1234566").
     """
     has_voyage, has_box = (
