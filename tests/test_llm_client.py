@@ -1,0 +1,45 @@
+"""LLM access: the real openai client against the offline replay server, and live settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_harness.config import Settings
+from agent_harness.llm import make_llm
+
+
+def test_offline_mode_uses_the_real_client_and_labels_answers(tmp_path):
+    llm = make_llm(Settings.from_env(llm_mode="offline", data_dir=tmp_path))
+    assert llm.mode == "offline" and "offline replay" in llm.describe()
+    reply = llm.chat([{"role": "user", "content": "Hello there"}])
+    assert reply.content.startswith("[offline replay]")
+
+
+def test_offline_model_replays_a_tool_call_for_a_demo_prompt(harness):
+    llm = make_llm(Settings.from_env(llm_mode="offline"))
+    tools = harness.tools.retrieve("Which voyages are delayed in the Pacific?", k=5)
+    reply = llm.chat([{"role": "user", "content": "Which voyages are delayed in the Pacific?"}],
+                     tools=tools)
+    call = reply.tool_calls[0]
+    assert call.function.name == "delayed_voyages"
+    assert '"PACIFIC"' in call.function.arguments
+
+
+def test_auto_mode_is_offline_without_a_key(monkeypatch, tmp_path):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert make_llm(Settings.from_env(llm_mode="auto", data_dir=tmp_path)).mode == "offline"
+
+
+def test_auto_mode_is_live_with_a_key(monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("WORKSHOP_MODEL", "my-model")
+    llm = make_llm(Settings.from_env(llm_mode="auto", data_dir=tmp_path))
+    assert llm.mode == "live" and llm.model == "my-model"
+    assert "127.0.0.1:9" in str(llm.client.base_url)
+
+
+def test_live_mode_without_a_key_says_what_to_set(monkeypatch, tmp_path):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+        make_llm(Settings.from_env(llm_mode="live", data_dir=tmp_path))
