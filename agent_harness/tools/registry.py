@@ -43,6 +43,7 @@ ALWAYS_ON = (
     "remember",
     "exec_js",
     "load_skill",
+    "list_skills",
     "fetch_tool_output",
 )
 
