@@ -1,9 +1,8 @@
 """The 20 SUPPLYCHAIN domain tools give the answers the data implies.
 
 Expected values are computed in Python from ``generate()`` and compared with what the tools
-return through ``harness.tools.call`` (JSON text, as the model sees it). Without the project's
-``harness`` fixture (tests/conftest.py), a stand-in runs the tool functions on a throw-away
-SQLite copy of the data.
+return through ``harness.tools.call`` (JSON text, as the model sees it), using the session
+``harness`` fixture of tests/conftest.py.
 """
 
 from __future__ import annotations
@@ -11,9 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import inspect
 import json
-import sqlite3
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
@@ -42,49 +39,6 @@ TOOLS = {
     "port_congestion": [("port", None)],
     "fleet_capacity_by_region": [("ocean_region", None)],
 }
-
-_CONFTEST = Path(__file__).with_name("conftest.py")
-if not (_CONFTEST.exists() and "def harness(" in _CONFTEST.read_text()):
-
-    class _StandIn:
-        """Just enough of a harness: ``tools.call(name, args)`` returning JSON text."""
-
-        def __init__(self):
-            self.tools = self
-
-        def call(self, name: str, args: dict) -> str:
-            from agent_harness.tools import domain
-            from agent_harness.tools.registry import ToolError
-
-            try:
-                return json.dumps(getattr(domain, name)(**args))
-            except ToolError as e:
-                return json.dumps({"error": str(e)})
-
-    @pytest.fixture(scope="module")
-    def harness(tmp_path_factory):
-        """The demo data in a temporary SQLite file, queried the way tools/data.py does."""
-        path = tmp_path_factory.mktemp("supplychain") / "supplychain.db"
-        with sqlite3.connect(path) as conn:
-            for t in TABLES:
-                conn.execute(f"CREATE TABLE {t.name} ({', '.join(t.column_names)})")
-                marks = ", ".join("?" for _ in t.columns)
-                rows = [
-                    tuple(v.isoformat() if hasattr(v, "isoformat") else v for v in row)
-                    for row in generate()[t.name]
-                ]
-                conn.executemany(f"INSERT INTO {t.name} VALUES ({marks})", rows)
-
-        def query(sql: str, **binds) -> list[dict]:
-            conn = sqlite3.connect(":memory:")
-            conn.execute("ATTACH DATABASE ? AS supplychain", (str(path),))
-            cursor = conn.execute(sql, binds)
-            names = [d[0].lower() for d in cursor.description]
-            return [dict(zip(names, row)) for row in cursor.fetchall()]
-
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr("agent_harness.tools.data.query", query)
-            yield _StandIn()
 
 
 def call(harness, tool: str, /, **args) -> dict:
@@ -303,7 +257,7 @@ def test_carrier_fleet_totals(harness, db):
 
 
 def test_hs_code_lookup(harness, db):
-    from agent_harness.tools.domain import HS_CHAPTERS, HS_HEADINGS
+    from agent_harness.tools.hs_codes import HS_CHAPTERS, HS_HEADINGS
 
     for item in db["cargo_items"]:  # the built-in tables cover every code in the data
         assert item["hs_code"][:2] in HS_CHAPTERS and item["hs_code"][:4] in HS_HEADINGS

@@ -18,8 +18,9 @@ def test_offline_mode_uses_the_real_client_and_labels_answers(tmp_path):
 def test_offline_model_replays_a_tool_call_for_a_demo_prompt(harness):
     llm = make_llm(Settings.from_env(llm_mode="offline"))
     tools = harness.tools.retrieve("Which voyages are delayed in the Pacific?", k=5)
-    reply = llm.chat([{"role": "user", "content": "Which voyages are delayed in the Pacific?"}],
-                     tools=tools)
+    reply = llm.chat(
+        [{"role": "user", "content": "Which voyages are delayed in the Pacific?"}], tools=tools
+    )
     call = reply.tool_calls[0]
     assert call.function.name == "delayed_voyages"
     assert '"PACIFIC"' in call.function.arguments

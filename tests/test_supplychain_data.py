@@ -19,7 +19,7 @@ from agent_harness.supplychain.generate import (
 
 # Regenerate on purpose when the data changes: python -c "from agent_harness.supplychain
 # import data_digest; print(data_digest())"
-PINNED_DIGEST = "4cfd2bfc55d7e4e78c508a16acfd2969cbf42f04e79be7448e997a715507ed1b"
+PINNED_DIGEST = "82562581bd30d2117476799453f30a1d548cc8bc19abba2c07692f3d9a0a212d"
 
 COUNTS = {
     "carriers": 15,
@@ -272,6 +272,13 @@ def test_positions_track_active_and_delayed_voyages(db):
             assert 8 <= p["speed_knots"] <= 25
         else:
             assert p["speed_knots"] <= 0.5
+    tracks = defaultdict(list)
+    for p in db["vessel_positions"]:
+        tracks[p["voyage_id"]].append(p["recorded_at"])
+    for times in tracks.values():  # stored oldest first, at least an hour apart
+        assert all(
+            later - earlier >= dt.timedelta(hours=1) for earlier, later in zip(times, times[1:])
+        )
     newest = {}
     for p in db["vessel_positions"]:
         newest[p["voyage_id"]] = max(newest.get(p["voyage_id"], p["recorded_at"]), p["recorded_at"])
