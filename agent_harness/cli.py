@@ -144,6 +144,24 @@ def search(query: str, mode: str, k: int, kinds: str | None) -> None:
         click.echo("no results")
 
 
+@cli.command()
+@click.option("--check", is_flag=True, help="Only report student notebooks that are stale.")
+def release(check: bool) -> None:
+    """Regenerate the student notebooks in notebooks/ from the sources in solutions/."""
+    from grader.release import ROOT, release_all, stale_notebooks
+
+    if check:
+        stale = stale_notebooks()
+        for name in stale:
+            click.echo(f"stale: notebooks/{name}")
+        if stale:
+            raise click.ClickException("notebooks/ is out of date: run `workshop release`")
+        click.echo("notebooks/ is up to date")
+        return
+    for path in release_all():
+        click.echo(f"wrote {path.relative_to(ROOT)}")
+
+
 @cli.group()
 def skills() -> None:
     """Manage the skills library."""

@@ -1,0 +1,1 @@
+"""Instructor tooling: release student notebooks, grade submissions."""
