@@ -9,7 +9,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_ruff_check_passes():
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "agent_harness", "grader", "tests", "bench", "setup"],
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "agent_harness",
+            "grader",
+            "tests",
+            "bench",
+            "setup",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
