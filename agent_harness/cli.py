@@ -43,7 +43,14 @@ def setup(backend: str | None, reload_data: bool) -> None:
 
     harness = _connect(prepare=False, backend=backend)
     click.echo(harness.describe())
-    with tqdm(total=5, desc="setup", unit="step", file=sys.stderr, leave=False) as bar:
+    with tqdm(
+        total=5,
+        desc="setup",
+        unit="step",
+        file=sys.stderr,
+        leave=False,
+        disable=not sys.stderr.isatty(),
+    ) as bar:
 
         def report(step) -> None:
             bar.update(1)
@@ -78,6 +85,8 @@ def lab(port: int, no_browser: bool) -> None:
     ]
     if no_browser:
         command.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers often run as root
+        command.append("--allow-root")
     click.echo("starting: " + " ".join(command))
     raise SystemExit(subprocess.call(command))
 

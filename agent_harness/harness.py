@@ -119,7 +119,9 @@ class Harness:
 
         def migrations() -> str:
             applied = self.backend.migrate()
-            return f"applied {', '.join(applied)}" if applied else "up to date"
+            names = self.backend.applied_migrations()
+            latest = names[-1] if names else "none"
+            return f"applied {', '.join(applied)}" if applied else f"up to date ({latest})"
 
         def data() -> str:
             if self.backend.supplychain_loaded() and not reload_data:

@@ -75,6 +75,10 @@ class Backend(abc.ABC):
         """Apply the numbered migrations not yet applied; return their names (idempotent)."""
 
     @abc.abstractmethod
+    def applied_migrations(self) -> list[str]:
+        """Names of the migrations applied to this database, in order."""
+
+    @abc.abstractmethod
     def close(self) -> None:
         """Close every connection."""
 

@@ -230,7 +230,9 @@ class EmbeddedBackend(Backend):
     def applied_migrations(self) -> list[str]:
         """Names of the migrations applied to this database."""
         try:
-            return [r["name"] for r in self.query("SELECT name FROM schema_migrations")]
+            return [
+                r["name"] for r in self.query("SELECT name FROM schema_migrations ORDER BY version")
+            ]
         except apsw.SQLError:
             return []
 
