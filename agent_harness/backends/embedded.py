@@ -133,6 +133,26 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TOKENS = 64
 
 
+# Words too common to rank by: dropped from keyword queries unless nothing else is left.
+STOP_WORDS = frozenset(
+    "a an and are as at be by for from has have how i in is it its me my of on or our so that "
+    "the their there these this to was we were what when where which who why will with you".split()
+)
+
+
+def query_tokens(text: str) -> list[str]:
+    """The distinct words of a query (letters and digits of any script), lower-case, at most
+    64, stop words removed unless the query has nothing else."""
+    tokens: list[str] = []
+    for token in _TOKEN.findall(str(text)[:20_000].lower()):
+        if token not in tokens:
+            tokens.append(token)
+        if len(tokens) == MAX_QUERY_TOKENS:
+            break
+    content = [t for t in tokens if t not in STOP_WORDS]
+    return content or tokens
+
+
 def _sql_type(column) -> str:
     """Oracle-style declared types; SQLite gives them sensible affinities (VARCHAR2 -> TEXT)."""
     if column.type == "text":
@@ -434,14 +454,10 @@ class EmbeddedBackend(Backend):
 
         ``\\w+`` keeps letters and digits of any script, so quotes, ``*``, ``-``, ``NEAR``,
         parentheses and column filters are never passed to FTS5 as syntax. At most 64
-        distinct words are kept; no words gives ``""``, a valid query that matches nothing.
+        distinct words are kept, common stop words dropped (see :func:`query_tokens`); no words
+        gives ``""``, a valid query that matches nothing.
         """
-        tokens: list[str] = []
-        for token in _TOKEN.findall(str(text)[:20_000].lower()):
-            if token not in tokens:
-                tokens.append(token)
-            if len(tokens) == MAX_QUERY_TOKENS:
-                break
+        tokens = query_tokens(text)
         return " OR ".join(f'"{t}"' for t in tokens) if tokens else '""'
 
     def vector_bind(self, vector: np.ndarray) -> bytes:
