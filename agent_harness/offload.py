@@ -46,16 +46,20 @@ class ToolOutputLog:
         if not tool_call_id:
             raise ValueError("tool_call_id is required: it is the handle to fetch the output")
         args = tool_args if isinstance(tool_args, str) else json.dumps(tool_args, sort_keys=True)
+        metadata = {
+            "tool_name": tool_name,
+            "tool_args": args,
+            "chars": len(tool_output),
+            "empty": not tool_output,
+        }
+        blank = not tool_output.strip()
+        if blank and tool_output:  # a memory needs visible text: keep the whitespace aside
+            metadata["blank_output"] = tool_output
         return self.memory.add(
-            tool_output if tool_output else "(empty output)",
+            "(empty output)" if not tool_output else "(blank output)" if blank else tool_output,
             kind=KIND,
             subject=tool_call_id,
-            metadata={
-                "tool_name": tool_name,
-                "tool_args": args,
-                "chars": len(tool_output),
-                "empty": not tool_output,
-            },
+            metadata=metadata,
             thread_id=thread_id,
         )
 
@@ -67,7 +71,10 @@ class ToolOutputLog:
         if not found:
             return {"error": f"no tool call with id {tool_call_id!r}"}
         m = found[0]
-        output = "" if m.metadata.get("empty") else m.content
+        if m.metadata.get("empty"):
+            output = ""
+        else:
+            output = m.metadata.get("blank_output", m.content)
         return {
             "tool_name": m.metadata.get("tool_name"),
             "tool_args": m.metadata.get("tool_args"),

@@ -114,3 +114,9 @@ def test_a_model_that_ignores_the_forced_final_still_gives_an_answer(harness, ll
         llm.offline.enqueue({"tool_calls": [{"name": "exec_js", "arguments": {"code": "1"}}]})
     result = agent_turn(harness, "stubborn", max_iterations=1)
     assert result.forced_final and "no final answer" in result.answer
+
+
+def test_forced_final_after_tools_quotes_what_the_tools_returned(harness, llm):
+    result = agent_turn(harness, "Which voyages are delayed in the Pacific?", max_iterations=1)
+    assert result.forced_final and [c["name"] for c in result.tool_calls] == ["delayed_voyages"]
+    assert "delayed_voyages" in result.answer and "PACIFIC" in result.answer

@@ -80,6 +80,12 @@ def test_offload_roundtrip_is_byte_exact(harness, size):
     assert json.loads(fetched["tool_args"]) == {"container_no": "X"}
 
 
+@pytest.mark.parametrize("blank", ["", " ", "\n\t "])
+def test_blank_outputs_round_trip(harness, blank):
+    harness.offload.log("t", f"call_blank_{len(blank)}", "x", {}, blank)
+    assert harness.offload.fetch(f"call_blank_{len(blank)}")["tool_output"] == blank
+
+
 def test_fetch_unknown_id():
     from agent_harness.offload import ToolOutputLog
 

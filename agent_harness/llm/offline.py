@@ -233,9 +233,14 @@ def _conversation(messages: list[dict]) -> tuple[str | None, list[list[ToolResul
     users = [i for i, message in enumerate(messages) if message.get("role") == "user"]
     if not users:
         return None, []
+    anchor = users[-1]
+    # A user message right after tool results is an instruction (the agent loop's "answer
+    # now"), not a new question: keep the question before it and the tool rounds since then.
+    if len(users) > 1 and anchor > 0 and messages[anchor - 1].get("role") == "tool":
+        anchor = users[-2]
     rounds: list[list[ToolResult]] = []
     calls: dict[str, tuple[str, str]] = {}
-    for message in messages[users[-1] + 1 :]:
+    for message in messages[anchor + 1 :]:
         if message.get("role") == "assistant" and message.get("tool_calls"):
             rounds.append([])
             for call in message["tool_calls"]:
@@ -245,7 +250,7 @@ def _conversation(messages: list[dict]) -> tuple[str | None, list[list[ToolResul
             call_id = message.get("tool_call_id", "")
             name, arguments = calls.get(call_id, (message.get("name", "?"), ""))
             rounds[-1].append(ToolResult(call_id, name, arguments, _text(message.get("content"))))
-    return _question(messages[users[-1]]), rounds
+    return _question(messages[anchor]), rounds
 
 
 def _plan_step(

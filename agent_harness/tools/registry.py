@@ -262,7 +262,10 @@ class ToolRegistry:
         tool = fn_or_tool if isinstance(fn_or_tool, Tool) else Tool.from_function(fn_or_tool)
         existing = self._tools.get(tool.name)
         if existing is not None and existing.source != tool.source:
-            raise ToolDefinitionError(f"a tool named {tool.name!r} is already registered")
+            raise ToolDefinitionError(
+                f"a tool named {tool.name!r} is already registered (by {existing.source});"
+                " choose another name"
+            )
         self._tools[tool.name] = tool
         self.sync()
         return tool
