@@ -48,3 +48,14 @@ def test_text_query_quotes_every_token(tmp_path):
             backend.vector_bind([0.0] * 3)
     finally:
         backend.close()
+
+
+def test_harness_connection_runs_one_statement_per_call(tmp_path):
+    backend = EmbeddedBackend(tmp_path)
+    try:
+        with pytest.raises(BackendError, match="one SQL statement"):
+            backend.query("SELECT 1; CREATE TABLE smuggled (x)")
+        assert backend.query("SELECT name FROM sqlite_schema WHERE name = 'smuggled'") == []
+        assert backend.query("SELECT 1 AS one;") == [{"one": 1}]
+    finally:
+        backend.close()

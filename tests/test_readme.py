@@ -29,3 +29,24 @@ def test_readme_names_the_two_commands():
     assert "python3 setup/bootstrap.py " in README
     ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
     assert "setup/bootstrap.py test" in ci
+
+
+def test_notebook_table_lists_every_notebook_and_its_todos():
+    import nbformat
+
+    table = README.split("<!-- notebooks-table")[1].split("<!-- end notebooks-table")[0]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        if len(cells) == 5 and cells[1].startswith("`"):
+            rows[cells[1].strip("`")] = set(re.findall(r"`(\w+)`", cells[3]))
+    root = Path(__file__).resolve().parent.parent
+    expected = {}
+    for path in sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        expected[path.stem] = {
+            c.metadata["nbgrader"]["grade_id"]
+            for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("solution")
+        }
+    assert rows == expected

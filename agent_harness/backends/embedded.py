@@ -259,11 +259,28 @@ class EmbeddedBackend(Backend):
     # --- plain SQL ----------------------------------------------------------------------------
     def query(self, sql: str, binds: dict | None = None) -> list[dict]:
         with self._lock:
-            return _dict_rows(self.conn.cursor().execute(sql, binds or {}))
+            return _dict_rows(self._one_statement_cursor().execute(sql, binds or {}))
 
     def execute(self, sql: str, binds: dict | None = None) -> None:
         with self._lock:
-            self.conn.execute(sql, binds or {})
+            self._one_statement_cursor().execute(sql, binds or {}).fetchall()
+
+    def _one_statement_cursor(self) -> apsw.Cursor:
+        """A cursor that refuses a second statement: apsw would otherwise run every statement
+        of a string, so text pasted into SQL could smuggle in a write."""
+        cursor = self.conn.cursor()
+        seen = []
+
+        def trace(_cursor, statement, _bindings) -> bool:
+            seen.append(statement)
+            if len(seen) > 1:
+                raise BackendError(
+                    "only one SQL statement per call: remove everything after the first ';'"
+                )
+            return True
+
+        cursor.exec_trace = trace
+        return cursor
 
     # --- SUPPLYCHAIN --------------------------------------------------------------------------
     def supplychain_loaded(self) -> bool:

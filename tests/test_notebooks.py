@@ -1,0 +1,200 @@
+"""The workshop notebooks: solutions run, student versions stop at their first TODO, grading
+gives full marks to solutions, 0 to untouched notebooks and 0 to plausible wrong answers.
+
+Every run uses a fresh kernel and a fresh copy of a prepared embedded database, with the
+offline model.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.autograde import assemble, execute, score
+from grader.release import ROOT, release_notebook, stale_notebooks
+
+SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+NAMES = [p.stem for p in SOLUTIONS]
+
+
+def _mutants(name: str) -> list[tuple[str, str, str]]:
+    path = ROOT / "tests" / "notebook_mutants" / f"{name}.py"
+    if not path.exists():
+        return []
+    spec = importlib.util.spec_from_file_location(f"mutants_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return [
+        (grade_id, label, source)
+        for grade_id, items in module.MUTANTS.items()
+        for label, source in items
+    ]
+
+
+MUTANTS = [(name, *m) for name in NAMES for m in _mutants(name)]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    """A prepared embedded database, copied for every notebook run."""
+    from grader.autograde import prepare_template
+
+    return prepare_template(tmp_path_factory.mktemp("template") / ".workshop")
+
+
+def _run(nb, tmp_path: Path, template: Path, timeout: float = 120):
+    workdir = tmp_path / f"run-{time.monotonic_ns()}"
+    workdir.mkdir()
+    return execute(nb, workdir, template, timeout_cell=timeout)
+
+
+def _solution_ids(nb) -> list[str]:
+    return [
+        c.metadata["nbgrader"]["grade_id"]
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    ]
+
+
+def _checks_of(nb, solution_id: str) -> str:
+    """The grade cell right after a solution cell checks that TODO."""
+    cells = nb.cells
+    for i, cell in enumerate(cells):
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == solution_id:
+            for later in cells[i + 1 :]:
+                meta = later.metadata.get("nbgrader", {})
+                if meta.get("grade"):
+                    return meta["grade_id"]
+    raise AssertionError(f"no grade cell after {solution_id}")
+
+
+def test_there_are_six_numbered_notebooks():
+    assert NAMES == [
+        "00_setup",
+        "01_memory",
+        "02_retrieval",
+        "03_tools_and_skills",
+        "04_agent_loop",
+        "05_tool_output_offload",
+    ]
+
+
+def test_student_notebooks_are_generated_and_up_to_date():
+    assert stale_notebooks() == [], "run `workshop release` to regenerate notebooks/"
+
+
+@pytest.mark.parametrize("folder", ["notebooks", "solutions"])
+def test_no_outputs_are_stored(folder):
+    for path in sorted((ROOT / folder).glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), path
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_solution_metadata_follows_nbgrader(path):
+    nb = nbformat.read(path, as_version=4)
+    tags = [c.metadata.get("tags", []) for c in nb.cells]
+    assert sum("parameters" in t for t in tags) == 1
+    ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
+    assert len(ids) == len(set(ids)), "grade_ids must be unique"
+    solutions = _solution_ids(nb)
+    assert solutions, "every notebook has at least one TODO"
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            assert "### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source
+        if meta.get("grade"):
+            assert meta.get("locked") and meta.get("points", 0) > 0
+            assert "### BEGIN HIDDEN TESTS" in cell.source, meta["grade_id"]
+    student = release_notebook(nb)
+    text = json.dumps(student.cells)
+    assert "BEGIN HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_solution_runs_with_papermill_and_scores_full_marks(path, tmp_path, template):
+    import papermill
+
+    workdir = tmp_path / "work"
+    shutil.copytree(template, workdir / ".workshop")
+    out = tmp_path / "out.ipynb"
+    os.environ["WORKSHOP_DATA_DIR"] = str(workdir / ".workshop")
+    try:
+        papermill.execute_notebook(
+            str(path),
+            str(out),
+            parameters={"backend": "embedded", "llm_mode": "offline"},
+            kernel_name="python3",
+            cwd=str(workdir),
+            progress_bar=False,
+        )
+    finally:
+        os.environ.pop("WORKSHOP_DATA_DIR", None)
+    results = score(nbformat.read(out, as_version=4))
+    assert results and all(r.status == "ok" and r.points == r.max_points for r in results), results
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_student_notebook_stops_with_an_assertion_at_the_first_todo(path, tmp_path, template):
+    student = release_notebook(nbformat.read(path, as_version=4))
+    nb, _ = _run(student, tmp_path, template)
+    first_error = next(
+        (
+            i
+            for i, c in enumerate(nb.cells)
+            if c.cell_type == "code"
+            and any(o.get("output_type") == "error" for o in c.get("outputs", []))
+        ),
+        None,
+    )
+    assert first_error is not None, "the untouched student notebook must stop somewhere"
+    cell = nb.cells[first_error]
+    error = next(o for o in cell.outputs if o.get("output_type") == "error")
+    assert error["ename"] == "AssertionError", (error["ename"], error["evalue"])
+    first_grade = next(
+        i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade")
+    )
+    assert first_error == first_grade, "cells before the first check must run without error"
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_untouched_student_notebook_scores_zero_on_every_todo(path, tmp_path, template):
+    source = nbformat.read(path, as_version=4)
+    nb, missing = assemble(source, release_notebook(source))
+    nb, status = _run(nb, tmp_path, template)
+    results = score(nb, status, missing)
+    assert results and all(r.points == 0 for r in results), results
+
+
+def test_every_todo_has_at_least_three_mutants():
+    for path in SOLUTIONS:
+        ids = _solution_ids(nbformat.read(path, as_version=4))
+        mutants = _mutants(path.stem)
+        for grade_id in ids:
+            assert sum(m[0] == grade_id for m in mutants) >= 3, (path.stem, grade_id)
+
+
+@pytest.mark.parametrize(
+    "name, grade_id, label, source", MUTANTS, ids=[f"{m[0]}:{m[1]}:{m[2][:40]}" for m in MUTANTS]
+)
+def test_a_plausible_wrong_answer_scores_zero_on_its_todo(
+    name, grade_id, label, source, tmp_path, template
+):
+    path = ROOT / "solutions" / f"{name}.ipynb"
+    original = nbformat.read(path, as_version=4)
+    submission = nbformat.read(path, as_version=4)
+    for cell in submission.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            cell.source = source
+    nb, missing = assemble(original, submission)
+    nb, status = _run(nb, tmp_path, template)
+    checks = _checks_of(original, grade_id)
+    result = next(r for r in score(nb, status, missing) if r.grade_id == checks)
+    assert result.points == 0, f"{label!r} passed {checks}"
