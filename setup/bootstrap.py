@@ -85,9 +85,9 @@ def main(argv: list[str]) -> None:
         run(PYTHON, "-m", "pytest", *argv[1:], env=env)
     elif mode in ("start", "setup"):
         ensure_installed("requirements.txt")
-        run(BIN / "workshop", "setup", env=env)
+        run(PYTHON, "-m", "agent_harness.cli", "setup", env=env)
         if mode == "start" and "--no-lab" not in argv:
-            run(BIN / "workshop", "lab", env=env)
+            run(PYTHON, "-m", "agent_harness.cli", "lab", env=env)
     else:
         sys.exit(
             "usage: python3 setup/bootstrap.py [start [--no-lab] | setup | test [pytest args]]"
