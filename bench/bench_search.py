@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -262,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip())
     rng = random.Random(args.seed)
+    print(f"load average at start: {_load()} ({os.cpu_count()} CPUs; other work skews timings)\n")
 
     print("## Embedding throughput (all-MiniLM-L6-v2 int8 ONNX)\n")
     print("| sentences | tokens (mean) | batch | sentences/s |")
@@ -316,7 +318,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"| {size:,} | {mode} | {percentile(values, 50):.1f} |"
                 f" {percentile(values, 95):.1f} | {statistics.fmean(values):.1f} | {verdict} |"
             )
+    print(f"\nload average at end: {_load()}")
     return 0
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # not available on Windows
+        return "n/a"
 
 
 def latencies_embed(harness, queries: list[str]) -> list[float]:

@@ -76,9 +76,11 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
                 INSERT INTO memory_fts(rowid, content, subject)
                 VALUES (new.id, new.content, new.subject); END""",
             # scope (user + agent) is a partition key: a search scans only its own scope.
+            # Vectors are unit length, so L2 ranks exactly as cosine does, and sqlite-vec's L2
+            # kernel is about 15% faster; the search reports cosine distance = L2^2 / 2.
             f"""CREATE VIRTUAL TABLE memory_vec USING vec0(
                 memory_id INTEGER PRIMARY KEY,
-                embedding float[{DIMENSIONS}] distance_metric=cosine,
+                embedding float[{DIMENSIONS}] distance_metric=l2,
                 scope TEXT PARTITION KEY,
                 kind TEXT)""",
         ],
@@ -446,7 +448,8 @@ class EmbeddedBackend(Backend):
         # vec0 allows one ORDER BY distance on its KNN query: rank it one level up.
         return (
             "SELECT knn.id, ROW_NUMBER() OVER (ORDER BY knn.score, knn.id) AS r, knn.score"
-            " FROM (SELECT v.memory_id AS id, v.distance AS score FROM memory_vec v"
+            " FROM (SELECT v.memory_id AS id, v.distance * v.distance / 2.0 AS score"
+            " FROM memory_vec v"
             " WHERE v.embedding MATCH :qv AND v.k = :per_list"
             " AND v.scope = :user_id || char(31) || :agent_id"
             + self._kinds_sql("v.kind", n_kinds, exclude)
