@@ -52,27 +52,9 @@ def ensure_installed(requirements: str) -> None:
     if stamp.exists() and stamp.read_text() == digest:
         say(f"{requirements} already installed")
         return
-    run(
-        PYTHON,
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        "-r",
-        ROOT / requirements,
-    )
-    run(
-        PYTHON,
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        "--no-deps",
-        "-e",
-        ROOT,
-    )
+    pip = (PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check")
+    run(*pip, "-r", ROOT / requirements)
+    run(*pip, "--no-deps", "-e", ROOT)
     stamp.write_text(digest)
 
 
