@@ -99,11 +99,12 @@ ORDER BY rrf_score DESC, m.id
 {backend.top_k_sql()}"""
 
 
-def _ranked_sql(backend: Backend, fragment: str, order: str) -> str:
+def _ranked_sql(backend: Backend, fragment: str) -> str:
+    """One ranked list alone (vector or keyword mode), best first."""
     return f"""WITH ranked AS ({fragment})
 SELECT {backend.memory_columns_sql("m")}, ranked.r AS r, ranked.score AS score
 FROM ranked JOIN memories m ON m.id = ranked.id
-ORDER BY ranked.r{order}
+ORDER BY ranked.r
 {backend.top_k_sql()}"""
 
 
@@ -321,9 +322,9 @@ class MemoryStore:
             binds["rrf_k"] = int(rrf_k)
             sql = hybrid_sql(self.backend, n, exclude)
         elif mode == "vector":
-            sql = _ranked_sql(self.backend, self.backend.vector_ranked_sql(n, exclude), "")
+            sql = _ranked_sql(self.backend, self.backend.vector_ranked_sql(n, exclude))
         else:
-            sql = _ranked_sql(self.backend, self.backend.text_ranked_sql(n, exclude), "")
+            sql = _ranked_sql(self.backend, self.backend.text_ranked_sql(n, exclude))
         rows = self.backend.query(sql, binds)
         if mode == "hybrid":
             for row in rows:

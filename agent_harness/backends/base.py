@@ -17,7 +17,7 @@ Two design choices keep the interface from being SQLite-shaped:
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -205,6 +205,3 @@ class Backend(abc.ABC):
     def kind_binds(kinds: Sequence[str] | None) -> dict[str, str]:
         """Binds :kind0, :kind1, ... for a kinds filter."""
         return {f"kind{i}": k for i, k in enumerate(kinds or ())}
-
-    def iter_boxes(self) -> Iterator[str]:
-        yield from ("toolbox", "skillbox")

@@ -514,7 +514,8 @@ class EmbeddedBackend(Backend):
                     self.conn.execute(f"DELETE FROM {vec_table} WHERE id = ?", (box_id,))
 
     def indexed_rows(self, box: str) -> list[dict]:
-        _BOXES[box]  # noqa: B018 - refuse unknown boxes with a KeyError
+        if box not in _BOXES:  # the name is put into SQL: only known tables
+            raise ValueError(f"unknown box {box!r}; use one of {sorted(_BOXES)}")
         return self.query(f"SELECT * FROM {box} ORDER BY name")
 
     def nearest_indexed(self, box: str, vector: np.ndarray, k: int, text: str = "") -> list[str]:
