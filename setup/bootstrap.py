@@ -5,7 +5,8 @@
     python3 setup/bootstrap.py test     # install what tests need and run the whole test suite
 
 Both are idempotent: the virtual environment is reused, and pip runs only when a requirements
-file changed since the last successful install (a stamp in .venv records their hash).
+file changed since the last successful install (a stamp in .venv records their hash). Where
+constraints/pyXY.txt exists for the running Python, every transitive package is pinned too.
 """
 
 from __future__ import annotations
@@ -45,15 +46,23 @@ def ensure_venv() -> None:
         venv.EnvBuilder(with_pip=True).create(VENV)
 
 
+def constraints_file() -> Path | None:
+    """The full lock of every package for this Python version, if the project has one."""
+    path = ROOT / "constraints" / f"py{sys.version_info[0]}{sys.version_info[1]}.txt"
+    return path if path.exists() else None
+
+
 def ensure_installed(requirements: str) -> None:
+    constraints = constraints_file()
     files = [ROOT / requirements, ROOT / "requirements.txt", ROOT / "pyproject.toml"]
+    files += [constraints] if constraints else []
     digest = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
     stamp = VENV / f".installed-{requirements}"
     if stamp.exists() and stamp.read_text() == digest:
         say(f"{requirements} already installed")
         return
     pip = (PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check")
-    run(*pip, "-r", ROOT / requirements)
+    run(*pip, "-r", ROOT / requirements, *(("-c", constraints) if constraints else ()))
     run(*pip, "--no-deps", "-e", ROOT)
     stamp.write_text(digest)
 
