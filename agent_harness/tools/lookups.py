@@ -138,6 +138,26 @@ def only_match(rows: list[dict], text: str, what: str, key: str, label) -> dict:
     raise ToolError(f"{what} '{text}' matches {len(rows)}: {listed}. Give the exact one.")
 
 
+def pick_by_code_or_name(
+    rows: list[dict], text: str, what: str, code: str, table: str, hint: str
+) -> dict:
+    """The row whose ``code`` column equals ``text``, else the only row matched by name.
+
+    Raises:
+        ToolError: Nothing matched (with close names and codes from ``table``), or several.
+    """
+    by_code = [r for r in rows if r[code].upper() == text.upper()]
+    if by_code:
+        return by_code[0]
+    if not rows:
+        every = query(f"SELECT name, {code} FROM {table}")
+        options = [r["name"] for r in every] + [r[code] for r in every]
+        raise ToolError(
+            f"no {what} '{text}'. Close matches: {close_matches(text, options)}. {hint}"
+        )
+    return only_match(rows, text, what, "name", lambda r: f"{r['name']} ({r[code]})")
+
+
 def resolve_vessel(text: str) -> dict:
     """The one vessel row (:data:`VESSELS_SQL`) a name, part of a name or IMO number means."""
     text = required_text(text, "vessel")
@@ -166,17 +186,14 @@ def resolve_port(text: str) -> dict:
         code=text,
         pat=f"%{text}%",
     )
-    by_code = [r for r in rows if r["port_code"].upper() == text.upper()]
-    if by_code:
-        return by_code[0]
-    if not rows:
-        ports = query("SELECT port_code, name FROM supplychain.ports")
-        options = [p["name"] for p in ports] + [p["port_code"] for p in ports]
-        raise ToolError(
-            f"no port '{text}'. Close matches: {close_matches(text, options)}. Give a UN/LOCODE"
-            " (e.g. CNSHA, NLRTM) or a port name."
-        )
-    return only_match(rows, text, "port", "name", lambda r: f"{r['name']} ({r['port_code']})")
+    return pick_by_code_or_name(
+        rows,
+        text,
+        "port",
+        "port_code",
+        "supplychain.ports",
+        "Give a UN/LOCODE (e.g. CNSHA, NLRTM) or a port name.",
+    )
 
 
 def resolve_voyage(text: str) -> dict:
@@ -205,17 +222,14 @@ def resolve_carrier(text: str) -> dict:
         code=text,
         pat=f"%{text}%",
     )
-    by_scac = [r for r in rows if r["scac_code"].upper() == text.upper()]
-    if by_scac:
-        return by_scac[0]
-    if not rows:
-        all_rows = query("SELECT name, scac_code FROM supplychain.carriers")
-        options = [r["name"] for r in all_rows] + [r["scac_code"] for r in all_rows]
-        raise ToolError(
-            f"no carrier '{text}'. Close matches: {close_matches(text, options)}. Give a name or"
-            " a 4-letter SCAC code (e.g. MAEU, MSCU)."
-        )
-    return only_match(rows, text, "carrier", "name", lambda r: f"{r['name']} ({r['scac_code']})")
+    return pick_by_code_or_name(
+        rows,
+        text,
+        "carrier",
+        "scac_code",
+        "supplychain.carriers",
+        "Give a name or a 4-letter SCAC code (e.g. MAEU, MSCU).",
+    )
 
 
 def resolve_region(value: str | None) -> str | None:
