@@ -4,6 +4,10 @@
     python3 setup/bootstrap.py          # install into .venv, prepare the database, open JupyterLab
     python3 setup/bootstrap.py test     # install what tests need and run the whole test suite
 
+On Linux, ``test`` and ``sandbox`` also install bubblewrap (the grader's sandbox) when it is
+missing and the system allows it (root or password-less sudo, apt-get); elsewhere the grader
+runs with process limits only and says so.
+
 Both are idempotent: the virtual environment is reused, and pip runs only when a requirements
 file changed since the last successful install (a stamp in .venv records their hash). Where
 constraints/pyXY.txt exists for the running Python, every transitive package is pinned too.
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -67,11 +72,32 @@ def ensure_installed(requirements: str) -> None:
     stamp.write_text(digest)
 
 
+def ensure_sandbox() -> None:
+    """Install bubblewrap for `workshop grade` on Debian/Ubuntu when missing (best effort)."""
+    if not sys.platform.startswith("linux") or shutil.which("bwrap"):
+        return
+    apt = shutil.which("apt-get")
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    sudo = [] if root else ["sudo", "-n"]
+    if not apt or (not root and not shutil.which("sudo")):
+        say("bubblewrap not installed: `workshop grade` will use process limits only")
+        return
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = [*sudo, apt, "install", "-y", "-qq", "bubblewrap"]
+    say("installing bubblewrap (the grader's sandbox): " + " ".join(install))
+    if subprocess.run(install, env=env, capture_output=True).returncode != 0:
+        subprocess.run([*sudo, apt, "update", "-qq"], env=env, capture_output=True)
+        subprocess.run(install, env=env, capture_output=True)
+    if not shutil.which("bwrap"):
+        say("could not install bubblewrap: `workshop grade` will use process limits only")
+
+
 def main(argv: list[str]) -> None:
     mode = argv[0] if argv else "start"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     ensure_venv()
     if mode == "test":
+        ensure_sandbox()
         ensure_installed("requirements-dev.txt")
         run(PYTHON, "-m", "pytest", *argv[1:], env=env)
     elif mode in ("start", "setup"):
@@ -79,9 +105,12 @@ def main(argv: list[str]) -> None:
         run(PYTHON, "-m", "agent_harness.cli", "setup", env=env)
         if mode == "start" and "--no-lab" not in argv:
             run(PYTHON, "-m", "agent_harness.cli", "lab", env=env)
+    elif mode == "sandbox":
+        ensure_sandbox()
     else:
         sys.exit(
-            "usage: python3 setup/bootstrap.py [start [--no-lab] | setup | test [pytest args]]"
+            "usage: python3 setup/bootstrap.py [start [--no-lab] | setup | sandbox"
+            " | test [pytest args]]"
         )
 
 

@@ -1,0 +1,300 @@
+"""Feedback pages for participants, and the safe-text helpers every grading output uses.
+
+A participant's page shows their points and the checks' messages, never hidden test source.
+Student names and messages are untrusted (a submission chooses its folder's name and can make
+a check fail with any message), so on a page:
+
+* everything is HTML-escaped, and the page loads nothing and forbids scripts
+  (a Content-Security-Policy), so even a missed escape could not run code;
+* terminal escape codes and control characters are removed;
+* a message line that shows a line of a hidden test (a traceback through a hidden check, say)
+  becomes ``[hidden check]``: the engine passes only messages, this is the second lock.
+
+Files are written atomically (a temporary file in the same folder, then ``os.replace``): a
+reader never sees half a page, and a failure leaves the previous file as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import html
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from grader.results import STATUSES, GradeRow
+
+__all__ = [
+    "HIDDEN_MARK",
+    "STATUS_MEANINGS",
+    "atomic_write_text",
+    "feedback_filename",
+    "format_points",
+    "group_rows",
+    "plain_text",
+    "redact",
+    "render_feedback",
+    "shorten",
+    "sort_rows",
+    "write_feedback",
+    "write_feedback_pages",
+]
+
+#: What replaces a message line that shows hidden test source.
+HIDDEN_MARK = "[hidden check]"
+#: Longest message shown on a page.
+PAGE_MESSAGE_LIMIT = 2000
+#: What each status means, in the words a participant reads on the page.
+STATUS_MEANINGS = {
+    "ok": "the checks passed.",
+    "failed": "a check failed, or a value differed from the expected one (see the message).",
+    "timeout": "the time limit stopped the notebook before or during this cell.",
+    "crashed": "the notebook's process died (it exited, or hit a memory or process limit).",
+    "missing": "the submission has no such notebook.",
+}
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# IPython traceback gutters: "----> 5 " (the failing line) and "      4 " (context lines).
+_GUTTER = re.compile(r"^\s*-*>?\s*\d+\s")
+# A piece of a hidden line at least this long counts as showing it (a capped traceback).
+_FRAGMENT_MIN = 12
+
+
+# --- helpers shared by every output ----------------------------------------------------------
+
+
+def plain_text(text: str) -> str:
+    """Text without terminal escape codes and control characters (newlines and tabs kept)."""
+    text = _ANSI.sub("", str(text)).replace("\r\n", "\n")
+    return _CONTROL.sub("", text)
+
+
+def shorten(text: str, limit: int) -> str:
+    """The text, cut to ``limit`` characters with an ellipsis when longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_points(value: float) -> str:
+    """Points as people write them: 2, 0.5, 1.333."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else f"{value:.4g}"
+
+
+def sort_rows(rows: Iterable[GradeRow]) -> list[GradeRow]:
+    """Rows by student, then notebook (numbered names sort in series order); the grade cells of
+    a notebook keep the order they were given in (the notebook's order)."""
+    return sorted(rows, key=lambda row: (row.student, row.notebook))
+
+
+def group_rows(rows: Iterable[GradeRow], key: Callable[[GradeRow], object]) -> dict:
+    """Rows grouped by ``key``, groups and rows in the order first seen."""
+    groups: dict = {}
+    for row in rows:
+        groups.setdefault(key(row), []).append(row)
+    return groups
+
+
+def atomic_write_text(path, text: str, errors: str = "strict") -> Path:
+    """Write ``text`` (UTF-8) through a temporary file in the same folder and ``os.replace``.
+
+    Args:
+        path: The file to write; its folder is created.
+        text: The whole content.
+        errors: How to encode what UTF-8 cannot (``surrogateescape`` keeps undecodable bytes
+            of file names, ``replace`` writes ``?``).
+
+    Returns:
+        The path written.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors=errors, newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+# --- hidden lines ----------------------------------------------------------------------------
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _needles(hidden_lines: Iterable[str] | None) -> list[str]:
+    """Hidden lines worth looking for: a line of only brackets or commas reveals nothing."""
+    found = {_squash(plain_text(line)) for line in hidden_lines or ()}
+    return sorted(n for n in found if any(ch.isalnum() for ch in n))
+
+
+def _shows_hidden(line: str, needles: list[str]) -> bool:
+    squashed = _squash(line)
+    if any(needle in squashed for needle in needles):
+        return True
+    fragment = _squash(_GUTTER.sub("", line))
+    return len(fragment) >= _FRAGMENT_MIN and any(fragment in needle for needle in needles)
+
+
+def redact(message: str, hidden_lines: Iterable[str] | None = None) -> str:
+    """A message with every line that shows hidden test source replaced by ``[hidden check]``.
+
+    Args:
+        message: The message for the student (a check's error, maybe a traceback).
+        hidden_lines: Stripped, non-empty lines of the hidden test regions.
+
+    Returns:
+        The message without terminal escape codes; a line that contains a hidden line, or is
+        a long enough piece of one (a traceback line cut short), is replaced, and consecutive
+        replacements are merged. Whitespace differences do not hide a line.
+    """
+    needles = _needles(hidden_lines)
+    out: list[str] = []
+    for line in plain_text(message).splitlines():
+        if needles and _shows_hidden(line, needles):
+            if not out or out[-1] != HIDDEN_MARK:
+                out.append(HIDDEN_MARK)
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+# --- the page --------------------------------------------------------------------------------
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; }
+table { border-collapse: collapse; width: 100%; margin-bottom: 1.5em; }
+th, td { border: 1px solid #ccc; padding: .3em .5em; text-align: left; vertical-align: top; }
+td.num { text-align: right; white-space: nowrap; }
+pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .9em; }
+.status-ok { color: #1a7f37; } .status-failed { color: #b42318; }
+.status-timeout, .status-crashed, .status-missing { color: #9a6700; }
+""".strip()
+
+_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def _e(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _totals(rows: list[GradeRow]) -> tuple[float, float]:
+    return sum(r.points for r in rows), sum(r.max_points for r in rows)
+
+
+def _row_html(row: GradeRow, hidden_lines) -> str:
+    message = shorten(redact(row.message or "", hidden_lines), PAGE_MESSAGE_LIMIT)
+    css = row.status if row.status in STATUSES else "unknown"
+    return (
+        f"<tr><td>{_e(row.grade_id)}</td><td class='num'>{format_points(row.points)}</td>"
+        f"<td class='num'>{format_points(row.max_points)}</td>"
+        f"<td class='status-{css}'>{_e(row.status)}</td><td><pre>{_e(message)}</pre></td></tr>"
+    )
+
+
+def _notebook_html(notebook: str, rows: list[GradeRow], hidden_lines) -> str:
+    points, max_points = map(format_points, _totals(rows))
+    body = "\n".join(_row_html(row, hidden_lines) for row in rows)
+    return (
+        f"<section>\n<h2>{_e(notebook)}: {points} / {max_points}</h2>\n<table>\n"
+        "<thead><tr><th>grade cell</th><th>points</th><th>max</th><th>status</th>"
+        f"<th>message</th></tr></thead>\n<tbody>\n{body}\n</tbody>\n"
+        f"<tfoot><tr><th>notebook total</th><td class='num'>{points}</td>"
+        f"<td class='num'>{max_points}</td><td colspan='2'></td></tr></tfoot>\n"
+        "</table>\n</section>"
+    )
+
+
+def _legend_html() -> str:
+    items = "\n".join(
+        f"<dt class='status-{s}'>{s}</dt><dd>{_e(text)}</dd>" for s, text in STATUS_MEANINGS.items()
+    )
+    return f"<section>\n<h2>What the statuses mean</h2>\n<dl>\n{items}\n</dl>\n</section>"
+
+
+def render_feedback(rows: list[GradeRow], title: str, hidden_lines=None) -> str:
+    """One student's feedback page as a self-contained HTML document.
+
+    Args:
+        rows: The student's grade rows.
+        title: The page's title (escaped like everything else).
+        hidden_lines: Optional lines of hidden tests; message lines showing one are redacted.
+
+    Returns:
+        The HTML text: the overall total, a table per notebook with its total, a legend.
+    """
+    rows = sort_rows(rows)
+    points, max_points = map(format_points, _totals(rows))
+    notebooks = group_rows(rows, lambda r: r.notebook)
+    sections = [_notebook_html(nb, nb_rows, hidden_lines) for nb, nb_rows in notebooks.items()]
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
+            f"<title>{_e(title)}</title>\n<style>\n{_STYLE}\n</style>\n</head><body>",
+            f"<h1>{_e(title)}</h1>",
+            f"<p>Total: <strong>{points} / {max_points}</strong> points</p>",
+            *(sections or ["<p>No grades were recorded.</p>"]),
+            _legend_html(),
+            "</body></html>\n",
+        ]
+    )
+
+
+def write_feedback(rows_of_one_student: list[GradeRow], path, title=None, hidden_lines=None):
+    """Write one student's feedback page atomically.
+
+    Args:
+        rows_of_one_student: The grade rows of a single student.
+        path: Where to write the page.
+        title: The page title; default "Feedback for STUDENT".
+        hidden_lines: Optional stripped lines of hidden tests to redact from messages.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: The rows belong to more than one student.
+    """
+    students = sorted({row.student for row in rows_of_one_student})
+    if len(students) > 1:
+        raise ValueError(f"write_feedback takes one student's rows, got {len(students)} students")
+    if title is None:
+        title = f"Feedback for {students[0]}" if students else "Feedback"
+    page = render_feedback(rows_of_one_student, title, hidden_lines)
+    return atomic_write_text(path, page, errors="replace")
+
+
+def feedback_filename(student: str) -> str:
+    """A safe file name for a student's page: no folders, no dot files, no collisions."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", student)[:80] or "student"
+    if safe != student:
+        digest = hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+        safe = f"{safe}-{digest}"
+    return f"{safe}.html"
+
+
+def write_feedback_pages(rows: list[GradeRow], folder, hidden_lines=None) -> dict[str, Path]:
+    """Write one feedback page per student into ``folder`` (see :func:`feedback_filename`).
+
+    Returns:
+        The page written for each student, by student name.
+    """
+    pages = {}
+    for student, student_rows in group_rows(sort_rows(rows), lambda r: r.student).items():
+        path = Path(folder) / feedback_filename(student)
+        pages[student] = write_feedback(student_rows, path, hidden_lines=hidden_lines)
+    return pages

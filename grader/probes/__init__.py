@@ -1,0 +1,66 @@
+"""Value checks ("probes") of the grade cells, evaluated in the student's process and compared
+with the reference in the grader's process.
+
+A probe is a piece of Python run after the notebook's cells, in the notebook's namespace; it
+sets ``value``. The runner turns ``value`` into plain data (exact built-in types only; any other
+object becomes ``{"__object__": type name}``) and the grader compares it with the value the same
+probe gave on the instructor's solution. ``outcome(fn, *args)`` gives ``["ok", value]`` or
+``["raised", "ValueError"]``. A grade cell earns its points only when its visible checks pass
+in the student's process AND every probe of the cell equals the reference, so always-equal
+objects, patched asserts and printed fake results earn nothing.
+
+The probe files live with the grader, never in the sandbox: the student's process sees a probe
+only while it runs, after all cells ran, and nothing it does then reaches the feedback (a
+failing probe shows the instructor's message, not the student's output).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass
+
+__all__ = ["Probe", "probes_for", "same"]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One value check of a grade cell.
+
+    Attributes:
+        name: A short label for the feedback.
+        code: Python that sets ``value`` (run in the notebook's namespace after all cells).
+        message: What the student reads when the value differs (no hidden details).
+    """
+
+    name: str
+    code: str
+    message: str
+
+
+def probes_for(notebook: str) -> dict[str, list[Probe]]:
+    """The probes of a notebook by grade_id (empty when it has none)."""
+    try:
+        module = importlib.import_module(f"grader.probes.nb_{notebook}")
+    except ModuleNotFoundError:
+        return {}
+    return module.PROBES
+
+
+def same(got, expected, tolerance: float = 1e-6) -> bool:
+    """Plain-data equality in the grader's process; floats within ``tolerance``."""
+    if type(got) is not type(expected):
+        if type(got) in (int, float) and type(expected) in (int, float):
+            return type(got) is not bool and math.isclose(got, expected, abs_tol=tolerance)
+        return False
+    if type(got) is float:
+        return math.isclose(got, expected, rel_tol=tolerance, abs_tol=tolerance)
+    if type(got) is list:
+        return len(got) == len(expected) and all(
+            same(a, b, tolerance) for a, b in zip(got, expected)
+        )
+    if type(got) is dict:
+        return got.keys() == expected.keys() and all(
+            same(got[k], expected[k], tolerance) for k in got
+        )
+    return got == expected

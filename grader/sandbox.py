@@ -1,0 +1,262 @@
+"""Start the grading runner for one submission in a sandbox, with limits and a watchdog.
+
+What a submission gets (Linux with bubblewrap):
+
+* a new mount namespace with a read-only view of the system libraries, the Python
+  installation, the virtual environment and the ``agent_harness`` package only; its own
+  writable job folder (mounted at /job), a private /tmp, a read-only prepared database to copy.
+  The solutions, the probes, the gradebook, the results and other submissions are not mounted;
+* new PID, network (loopback only), IPC, UTS and user namespaces; no capabilities; the whole
+  sandbox dies with the grader;
+* a scrubbed environment (no API keys, no grader paths);
+* resource limits: data segment (memory), file size, core dumps, processes, CPU time; and a
+  watchdog that kills the sandbox when its processes together exceed the memory or process
+  budget or the submission's deadline.
+
+Without bubblewrap (macOS, Windows, a Linux box without it) only the process limits, the
+scrubbed environment, the separate job folder and the watchdog apply: say so to the user
+(:func:`isolation`), and use ``--require-sandbox`` to refuse to grade without it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+__all__ = ["Limits", "Sandbox", "bwrap_available", "isolation", "RUNNER"]
+
+RUNNER = Path(__file__).with_name("runner.py")
+_SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-submission limits."""
+
+    memory_mb: int = 2048
+    processes: int = 64
+    file_size_mb: int = 512
+    cpu_seconds: int = 1800
+    deadline_s: float = 1800.0
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_available() -> bool:
+    """True when ``bwrap`` exists and can create the namespaces we use."""
+    exe = shutil.which("bwrap")
+    if not exe or not sys.platform.startswith("linux"):
+        return False
+    probe = [exe, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def isolation() -> str:
+    """One line saying which isolation grading uses on this machine."""
+    if bwrap_available():
+        return (
+            "bubblewrap sandbox (own filesystem view, no network, own PID namespace) "
+            "+ process limits"
+        )
+    return (
+        "process limits only: bubblewrap is not available, so a submission could read files "
+        "the grader can read (install it: apt-get install bubblewrap)"
+    )
+
+
+def _python_paths() -> list[str]:
+    """Folders the runner's Python needs: installation, environment, agent_harness."""
+    import agent_harness
+
+    paths = {
+        sys.prefix,
+        sys.base_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+        sysconfig.get_paths()["purelib"],
+        sysconfig.get_paths()["platlib"],
+        str(Path(agent_harness.__file__).resolve().parent),
+    }
+    return sorted(p for p in paths if p and os.path.exists(p))
+
+
+def _environment(job: str) -> dict[str, str]:
+    """The scrubbed environment of the runner."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": job,
+        "LANG": "C.UTF-8",
+        "TMPDIR": "/tmp",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "MPLBACKEND": "Agg",
+        "HF_HUB_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+        "WORKSHOP_BACKEND": "embedded",
+        "WORKSHOP_LLM": "offline",
+        "WORKSHOP_USER": "workshop",
+        "WORKSHOP_AGENT": "supplychain-agent",
+    }
+
+
+def _same_user(proc) -> bool:
+    uids = proc.info.get("uids")
+    return uids is not None and hasattr(os, "getuid") and uids.real == os.getuid()
+
+
+class Sandbox:
+    """One runner process for one submission; use as a context manager.
+
+    Args:
+        job_dir: The submission's own writable folder (created empty by the caller).
+        template: A prepared embedded database folder, copied for every notebook.
+        limits: The resource limits.
+        use_bwrap: None = use bubblewrap when available.
+    """
+
+    def __init__(
+        self, job_dir: Path, template: Path, limits: Limits, use_bwrap: bool | None = None
+    ):
+        self.job_dir = Path(job_dir).resolve()
+        self.template = Path(template).resolve()
+        self.limits = limits
+        self.use_bwrap = bwrap_available() if use_bwrap is None else use_bwrap
+        self.process: subprocess.Popen | None = None
+        self.killed_because = ""
+        self._stop = threading.Event()
+
+    # --- command -------------------------------------------------------------------------
+    def command(self) -> list[str]:
+        """The command line that starts the runner."""
+        if not self.use_bwrap:
+            return [sys.executable, str(RUNNER), str(self.job_dir), str(self.template)]
+        cmd = [shutil.which("bwrap") or "bwrap"]
+        for path in _SYSTEM_DIRS:
+            cmd += ["--ro-bind-try", path, path]
+        for path in _python_paths():
+            cmd += ["--ro-bind", path, path]
+        cmd += ["--ro-bind", str(self.template), "/template"]
+        cmd += ["--ro-bind", str(RUNNER), "/runner/runner.py"]
+        cmd += ["--bind", str(self.job_dir), "/job"]
+        cmd += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
+        cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        cmd += ["--clearenv", "--chdir", "/job"]
+        for key, value in _environment("/job").items():
+            cmd += ["--setenv", key, value]
+        return cmd + [sys.executable, "/runner/runner.py", "/job", "/template"]
+
+    def _limit(self) -> None:  # runs in the child before exec
+        import resource
+
+        mb = 1 << 20
+        for name, value in (
+            ("RLIMIT_DATA", self.limits.memory_mb * mb),
+            ("RLIMIT_FSIZE", self.limits.file_size_mb * mb),
+            ("RLIMIT_CORE", 0),
+            ("RLIMIT_CPU", self.limits.cpu_seconds),
+            ("RLIMIT_NPROC", self._nproc),
+        ):
+            limit = getattr(resource, name, None)
+            if limit is not None:
+                try:
+                    resource.setrlimit(limit, (value, value))
+                except (ValueError, OSError):
+                    pass
+
+    # --- life cycle ----------------------------------------------------------------------
+    def __enter__(self) -> Sandbox:
+        # RLIMIT_NPROC counts every process of the user (root is exempt): allow what the
+        # user already runs plus the submission's budget; the watchdog counts exactly.
+        mine = sum(1 for p in psutil.process_iter(["uids"]) if _same_user(p))
+        self._nproc = mine + 4 * self.limits.processes
+        env = _environment(str(self.job_dir))
+        if not self.use_bwrap:
+            env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")  # Windows needs it
+        self.process = subprocess.Popen(
+            self.command(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=str(self.job_dir),
+            env=env,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            bufsize=1,
+            start_new_session=True,
+            preexec_fn=self._limit if os.name == "posix" else None,
+        )
+        self._watchdog = threading.Thread(target=self._watch, daemon=True)
+        self._started = time.monotonic()
+        self._watchdog.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.kill()
+
+    def kill(self, reason: str = "") -> None:
+        """Kill the runner and everything it started."""
+        if reason and not self.killed_because:
+            self.killed_because = reason
+        self._stop.set()
+        process = self.process
+        if process is None:
+            return
+        try:
+            victims = psutil.Process(process.pid).children(recursive=True)
+        except psutil.Error:
+            victims = []
+        for victim in [*victims]:
+            try:
+                victim.kill()
+            except psutil.Error:
+                pass
+        try:
+            os.killpg(process.pid, 9) if os.name == "posix" else process.kill()
+        except OSError:
+            pass
+        try:
+            process.kill()
+            process.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        for stream in (process.stdin, process.stdout):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+
+    def _watch(self) -> None:
+        """Kill the sandbox when it outgrows its memory or process budget or deadline."""
+        budget = (self.limits.memory_mb + 512) << 20
+        while not self._stop.wait(0.2):
+            try:
+                root = psutil.Process(self.process.pid)
+                tree = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                return
+            # Forked processes share pages, so a sum of RSS over-counts: watch the largest
+            # process against the budget and the sum against a looser bound.
+            sizes = []
+            for proc in tree:
+                try:
+                    sizes.append(proc.memory_info().rss)
+                except psutil.Error:
+                    pass
+            if len(tree) > self.limits.processes:
+                self.kill(f"more than {self.limits.processes} processes")
+            elif max(sizes, default=0) > budget or sum(sizes) > 4 * budget:
+                self.kill(f"more than {self.limits.memory_mb} MB of memory")
+            elif time.monotonic() - self._started > self.limits.deadline_s:
+                self.kill(f"the submission ran longer than {self.limits.deadline_s:.0f} s")
