@@ -1,4 +1,4 @@
-"""The ``workshop`` command: setup, lab, doctor, call, search, skills."""
+"""The ``workshop`` command: setup, lab, doctor, call, search, release, grade, skills."""
 
 from __future__ import annotations
 
@@ -169,6 +169,16 @@ def release(check: bool) -> None:
         return
     for path in release_all():
         click.echo(f"wrote {path.relative_to(ROOT)}")
+
+
+def _register_grade() -> None:
+    """``workshop grade`` lives with the grader (grader/commands.py)."""
+    from grader.commands import grade
+
+    cli.add_command(grade)
+
+
+_register_grade()
 
 
 @cli.group()
