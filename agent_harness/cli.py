@@ -44,7 +44,7 @@ def setup(backend: str | None, reload_data: bool) -> None:
     harness = _connect(prepare=False, backend=backend)
     click.echo(harness.describe())
     with tqdm(
-        total=5,
+        total=6 if harness.backend.can_embed_in_database else 5,
         desc="setup",
         unit="step",
         file=sys.stderr,

@@ -1,4 +1,9 @@
-"""``workshop doctor``: check the environment, each failure with its fix."""
+"""``workshop doctor``: check the environment, each failure with its fix.
+
+On Oracle the backend adds its own checks (:meth:`~agent_harness.backends.base.Backend.
+doctor_checks`): reachable, the three users log in, vector pool, embedding model or
+client-side mode, indexes valid, the read-only user really read-only.
+"""
 
 from __future__ import annotations
 
@@ -74,13 +79,18 @@ def run_checks(include_llm: bool = True) -> Iterator[Check]:
     check = _check(
         "backend",
         "Check WORKSHOP_BACKEND / WORKSHOP_DATA_DIR; for embedded, "
-        "pip install -r requirements.txt (apsw, sqlite-vec).",
+        "pip install -r requirements.txt (apsw, sqlite-vec); for oracle, start it with "
+        "`docker compose up -d oracle` and check WORKSHOP_ORACLE_DSN, WORKSHOP_ORACLE_USER "
+        "and WORKSHOP_ORACLE_PASSWORD.",
         backend,
     )
     yield check
     if not check.ok:
         return
     harness = box["h"]
+    # Backend-specific checks (Oracle: users, vector pool, model, indexes, read-only user).
+    for name, fix, fn in harness.backend.doctor_checks():
+        yield _check(name, fix, fn)
 
     def data() -> str:
         if not harness.backend.supplychain_loaded():

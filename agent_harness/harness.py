@@ -18,7 +18,11 @@ from agent_harness.offload import ToolOutputLog
 from agent_harness.scratchpad import Scratchpad
 from agent_harness.skills import PROJECT_SKILLS, SkillLibrary
 
-__all__ = ["Harness", "connect", "default_harness", "StepResult"]
+__all__ = ["Harness", "connect", "default_harness", "StepResult", "PrepareError"]
+
+
+class PrepareError(RuntimeError):
+    """A preparation step failed; the message names the step and says what went wrong."""
 
 
 @dataclass
@@ -60,7 +64,17 @@ class Harness:
         self._llm = None
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Embed texts with the process-wide model (loaded once per process)."""
+        """Embed texts: in the database when the backend embeds there (Oracle's in-database
+        model), else with the process-wide client model. Every stored and every query vector
+        goes through here, so one database never mixes the two models' vectors."""
+        vectors = self.backend.embed_texts(list(texts))
+        if vectors is not None:
+            return vectors
+        return self.embed_client(texts)
+
+    @staticmethod
+    def embed_client(texts: list[str]) -> np.ndarray:
+        """Embed texts with the process-wide client model (loaded once per process)."""
         return get_embedder().embed(list(texts))
 
     @property
@@ -98,13 +112,17 @@ class Harness:
     ) -> list[StepResult]:
         """Prepare the database, idempotently: each step does only what is missing.
 
-        Steps: apply migrations, load SUPPLYCHAIN, scan the catalog into memory, ingest the
-        skills, index the tools.
+        Steps: apply migrations, (Oracle) load the in-database embedding model or record the
+        client-side mode, load SUPPLYCHAIN, scan the catalog into memory, ingest the skills,
+        index the tools. The first step that fails stops the preparation.
 
         Args:
             reload_data: Reload the demo data even if present.
             skills_folder: Where the project's skills are.
             report: Called after each step (the CLI prints it).
+
+        Raises:
+            PrepareError: A step failed; the steps after it did not run.
         """
         from agent_harness.supplychain import TABLES, generate
 
@@ -112,7 +130,11 @@ class Harness:
 
         def step(name: str, fn: Callable[[], str]) -> None:
             started = time.perf_counter()
-            result = StepResult(name, fn(), round(time.perf_counter() - started, 2))
+            try:
+                detail = fn()
+            except Exception as e:  # stop here: later steps depend on this one
+                raise PrepareError(f"step '{name}' failed: {type(e).__name__}: {e}") from e
+            result = StepResult(name, detail, round(time.perf_counter() - started, 2))
             steps.append(result)
             if report:
                 report(result)
@@ -145,7 +167,12 @@ class Harness:
             counts = self.tools.sync()
             return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
 
+        def embedding_model() -> str:
+            return self.backend.setup_embeddings(self.embed_client)
+
         step("migrations", migrations)
+        if self.backend.can_embed_in_database:  # before any vector is stored in this mode
+            step("embedding model", embedding_model)
         step("SUPPLYCHAIN data", data)
         step("catalog scan", scan)
         step("skills", skills)

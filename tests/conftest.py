@@ -2,7 +2,8 @@
 
 Oracle variants: tests parametrised with ``backend_name`` run on Oracle only when
 ``WORKSHOP_ORACLE_DSN`` points at a reachable database (the GitHub Actions Oracle job);
-otherwise they are skipped with that reason.
+otherwise they are skipped with that reason. Tests of the Oracle backend alone use the
+``oracle_harness`` fixture with the ``oracle`` mark and :data:`ORACLE_SKIP`.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ def _oracle_reachable() -> bool:
         return False
 
 
-ORACLE_SKIP = pytest.mark.skipif(
-    not _oracle_reachable(),
-    reason="no Oracle reachable (set WORKSHOP_ORACLE_DSN; runs in the GitHub Actions Oracle job)",
+ORACLE_REASON = (
+    "no Oracle reachable (set WORKSHOP_ORACLE_DSN; runs in the GitHub Actions Oracle job)"
 )
+ORACLE_SKIP = pytest.mark.skipif(not _oracle_reachable(), reason=ORACLE_REASON)
 BACKENDS = ["embedded", pytest.param("oracle", marks=[pytest.mark.oracle, ORACLE_SKIP])]
 
 
@@ -49,6 +50,18 @@ def harness(tmp_path_factory, backend_name):
 
     data_dir = tmp_path_factory.mktemp(f"workshop-{backend_name}")
     h = agent_harness.connect(backend=backend_name, data_dir=data_dir)
+    yield h
+    h.close()
+
+
+@pytest.fixture(scope="session")
+def oracle_harness(tmp_path_factory):
+    """A prepared harness on Oracle (use with the ``oracle`` mark and ``ORACLE_SKIP``)."""
+    import agent_harness
+
+    if not _oracle_reachable():
+        pytest.skip(ORACLE_REASON)
+    h = agent_harness.connect(backend="oracle", data_dir=tmp_path_factory.mktemp("oracle"))
     yield h
     h.close()
 

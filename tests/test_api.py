@@ -27,7 +27,9 @@ def test_connect_and_public_api(harness):
 
 
 def test_connect_twice_on_the_same_folder_prepares_nothing_new(harness):
-    again = agent_harness.connect(data_dir=harness.settings.data_dir)
+    again = agent_harness.connect(
+        backend=harness.settings.backend, data_dir=harness.settings.data_dir
+    )
     try:
         assert again.is_prepared()
         assert again.memory.count() == harness.memory.count()
@@ -43,10 +45,17 @@ def test_settings_reject_unknown_backend(monkeypatch):
         agent_harness.Settings.from_env()
 
 
-def test_oracle_backend_is_reported_as_not_available_here(tmp_path):
+def test_oracle_backend_without_a_database_says_what_to_do(tmp_path, monkeypatch):
+    import time
+
     import pytest
 
     from agent_harness.backends import BackendError
 
-    with pytest.raises(BackendError, match="WORKSHOP_BACKEND=embedded"):
+    monkeypatch.setenv("WORKSHOP_ORACLE_DSN", "127.0.0.1:1/FREEPDB1")  # nothing listens there
+    started = time.monotonic()
+    with pytest.raises(BackendError, match="docker compose up -d oracle") as raised:
         agent_harness.connect(backend="oracle", data_dir=tmp_path)
+    assert "WORKSHOP_ORACLE_DSN" in str(raised.value)
+    assert "WORKSHOP_BACKEND=embedded" in str(raised.value)
+    assert time.monotonic() - started < 10

@@ -1,4 +1,7 @@
-"""Database backends behind one interface (:class:`~agent_harness.backends.base.Backend`)."""
+"""Database backends behind one interface (:class:`~agent_harness.backends.base.Backend`).
+
+``embedded`` (SQLite, the default) and ``oracle`` (Oracle AI Database in a container).
+"""
 
 from __future__ import annotations
 
@@ -33,7 +36,14 @@ def open_backend(settings: Settings) -> Backend:
         from agent_harness.backends.embedded import EmbeddedBackend
 
         return EmbeddedBackend(settings.data_dir)
+    if settings.backend == "oracle":
+        try:
+            from agent_harness.backends.oracle import OracleBackend
+        except ImportError as e:  # oracledb missing from this environment
+            raise BackendError(
+                f"the Oracle backend needs python-oracledb ({e}): pip install -r requirements.txt"
+            ) from e
+        return OracleBackend(settings)
     raise BackendError(
-        "The Oracle backend is not part of this version yet. Use WORKSHOP_BACKEND=embedded "
-        "(the default: SQLite, no server needed)."
+        f"unknown backend {settings.backend!r}: use WORKSHOP_BACKEND=embedded or oracle"
     )

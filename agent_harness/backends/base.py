@@ -17,7 +17,7 @@ Two design choices keep the interface from being SQLite-shaped:
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +68,9 @@ class Backend(abc.ABC):
     name: str = "abstract"
     #: True when the database computes embeddings itself (then ``vector`` args may be None).
     embeds_in_database: bool = False
+    #: True when the backend can load an embedding model into the database (an extra
+    #: ``workshop setup`` step: :meth:`setup_embeddings`).
+    can_embed_in_database: bool = False
 
     # --- life cycle -------------------------------------------------------------------------
     @abc.abstractmethod
@@ -199,6 +202,29 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def scratch_paths(self, scope: Scope) -> list[dict]:
         """Scratch files of a scope: path, size, updated_at."""
+
+    # --- optional hooks: the defaults mean "do it in Python" -------------------------------------
+    def embed_texts(self, texts: list[str]) -> np.ndarray | None:
+        """Vectors computed by the database for these texts, or None: embed them in Python.
+
+        Every stored and every query vector of a database must come from the same model, so
+        the harness asks this first for all of them.
+        """
+        return None
+
+    def setup_embeddings(self, client_embed: Callable[[list[str]], np.ndarray]) -> str:
+        """Load the in-database embedding model or fall back to ``client_embed``; re-embed what
+        is stored when the mode changes; return which mode is active and why."""
+        return "client-side embeddings (this backend has no in-database model)"
+
+    def run_js(self, code: str, timeout_ms: int) -> dict | None:
+        """Run ``exec_js`` code in the database: ``{"result"|"error", "console"}``, or None to
+        use the client-side V8 sandbox (:func:`agent_harness.sandbox.run_js`)."""
+        return None
+
+    def doctor_checks(self) -> list[tuple[str, str, Callable[[], str]]]:
+        """Extra ``workshop doctor`` checks: ``(name, fix, check)``; a check raises on failure."""
+        return []
 
     # --- helpers shared by all backends -------------------------------------------------------
     @staticmethod

@@ -17,7 +17,6 @@ extensions everywhere, from wheels.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -35,9 +34,17 @@ from agent_harness.backends.base import (
     Scope,
 )
 from agent_harness.backends.embedded_readonly import ReadOnlyConnection
+from agent_harness.backends.tokens import MAX_QUERY_TOKENS, STOP_WORDS, query_tokens
 from agent_harness.embeddings import DIMENSIONS
 
-__all__ = ["EmbeddedBackend", "MIGRATIONS"]
+__all__ = [
+    "EmbeddedBackend",
+    "MIGRATIONS",
+    # re-exported: they lived here before the Oracle backend shared them
+    "MAX_QUERY_TOKENS",
+    "STOP_WORDS",
+    "query_tokens",
+]
 
 _NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
@@ -131,28 +138,6 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
 
 _BOXES = {"toolbox": "toolbox_vec", "skillbox": "skillbox_vec"}
 _SCOPE_SEP = "\x1f"  # unit separator: cannot be typed by accident into a user or agent id
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-MAX_QUERY_TOKENS = 64
-
-
-# Words too common to rank by: dropped from keyword queries unless nothing else is left.
-STOP_WORDS = frozenset(
-    "a an and are as at be by for from has have how i in is it its me my of on or our so that "
-    "the their there these this to was we were what when where which who why will with you".split()
-)
-
-
-def query_tokens(text: str) -> list[str]:
-    """The distinct words of a query (letters and digits of any script), lower-case, at most
-    64, stop words removed unless the query has nothing else."""
-    tokens: list[str] = []
-    for token in _TOKEN.findall(str(text)[:20_000].lower()):
-        if token not in tokens:
-            tokens.append(token)
-        if len(tokens) == MAX_QUERY_TOKENS:
-            break
-    content = [t for t in tokens if t not in STOP_WORDS]
-    return content or tokens
 
 
 def _sql_type(column) -> str:
