@@ -77,14 +77,15 @@ def _unzip(archive: Path, target: Path, problems: list[str]) -> Path:
             for index, member in enumerate(members[:MAX_ZIP_MEMBERS]):
                 parts = Path(member.filename.replace("\\", "/")).parts
                 mode = member.external_attr >> 16
+                if "__MACOSX" in parts or ".ipynb_checkpoints" in parts:
+                    continue
                 if (
                     member.filename.startswith(("/", "\\"))
                     or ".." in parts
                     or ":" in member.filename
                     or stat.S_ISLNK(mode)
-                    or "__MACOSX" in parts
-                    or ".ipynb_checkpoints" in parts
                 ):
+                    problems.append(f"{member.filename}: unsafe path in the zip, skipped")
                     continue
                 total += member.file_size
                 if member.file_size > MAX_NOTEBOOK_BYTES or total > MAX_ZIP_BYTES:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -90,6 +91,11 @@ def grade(
     from grader.report import summary_table, write_gradebook
     from grader.sandbox import Limits, bwrap_available, isolation
 
+    if os.name != "posix":
+        raise click.ClickException(
+            "workshop grade runs on Linux or macOS (it forks a sandboxed process per "
+            "submission); on Windows run it inside WSL."
+        )
     if require_sandbox and not bwrap_available():
         raise click.ClickException(
             "--require-sandbox: bubblewrap is not available here (Linux: apt-get install "
@@ -122,5 +128,8 @@ def grade(
         for warning in warnings:
             click.echo(f"gradebook: {warning}", err=True)
         click.echo(f"gradebook: scores written to {gradebook}")
+    problems = (out / "problems.txt").read_text(encoding="utf-8").splitlines()
+    if problems:
+        click.echo(f"problems: {len(problems)} while collecting, see {out / 'problems.txt'}")
     click.echo(f"grades:   {out / 'grades.csv'}")
     click.echo(f"feedback: {out / 'feedback'}/<student>.html")

@@ -18,7 +18,6 @@ import re
 import shutil
 import tempfile
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -245,20 +244,23 @@ def run_submission(
     """
     runs: dict[str, NotebookRun] = {}
     per_notebook = {"timeout_cell": timeout_cell, "timeout_notebook": timeout_notebook}
-    with Sandbox(job_dir, template, limits, use_bwrap) as sandbox:
-        runner = _Runner(sandbox)
-        ready = runner.next(120)
-        for source in sources:
-            if source.name not in answers:
-                continue
+    todo = [source for source in sources if source.name in answers]
+    while todo:
+        # A sandbox that dies (killed by a limit, or by the submission) is replaced for the
+        # notebooks still to run: one notebook's crash does not cost the others.
+        with Sandbox(job_dir, template, limits, use_bwrap) as sandbox:
+            runner = _Runner(sandbox)
+            ready = runner.next(120)
             if not ready or ready.get("event") != "ready":
-                runs[source.name] = NotebookRun(reason="the grading runner did not start")
-                continue
-            runs[source.name] = _run_one(
-                runner, source, cells_to_run(source, answers[source.name]), per_notebook
-            )
-            if runs[source.name].status != "ok" and sandbox.process.poll() is not None:
-                ready = None  # the sandbox is gone: the rest cannot run
+                for source in todo:
+                    runs[source.name] = NotebookRun(reason="the grading runner did not start")
+                return runs
+            while todo:
+                source = todo.pop(0)
+                cells = cells_to_run(source, answers[source.name])
+                runs[source.name] = _run_one(runner, source, cells, per_notebook)
+                if sandbox.process.poll() is not None or sandbox.killed_because:
+                    break
     return runs
 
 
@@ -345,7 +347,8 @@ def _digest(sources: list[Source]) -> str:
         digest.update(repr(source.probes).encode())
     import agent_harness
 
-    digest.update(getattr(agent_harness, "__version__", "").encode())
+    for path in sorted(Path(agent_harness.__file__).parent.rglob("*.py")):
+        digest.update(path.read_bytes())  # the library the reference ran against
     return digest.hexdigest()[:16]
 
 
@@ -419,6 +422,7 @@ def grade_batch(
     sources = load_sources(source_dir)
     names = [s.name for s in sources]
     found = collect(Path(submissions), names, out / "unpacked")
+    _write_problems(found, out / "problems.txt")
     ledger_path = out / ".graded.json"
     ledger = json.loads(ledger_path.read_text()) if ledger_path.exists() and not force else {}
     previous = [] if force else read_grades_csv(out / "grades.csv")
@@ -494,5 +498,7 @@ def grade_batch(
     return [r for s in sorted(rows_by_student) for r in rows_by_student[s]]
 
 
-def _now() -> float:
-    return time.monotonic()
+def _write_problems(found: list[Submission], path: Path) -> None:
+    """What collecting found odd (unmatched files, bad zips), one line per problem."""
+    lines = [f"{s.student}: {problem}" for s in found for problem in s.problems]
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")

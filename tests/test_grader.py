@@ -10,6 +10,7 @@ import csv
 import hashlib
 import json
 import shutil
+import sys
 import zipfile
 from pathlib import Path
 
@@ -20,6 +21,10 @@ from click.testing import CliRunner
 from grader.grade import grade_batch
 from grader.release import ROOT
 from grader.sandbox import Limits, bwrap_available
+
+pytestmark = pytest.mark.skipif(
+    sys.platform == "win32", reason="workshop grade runs on Linux and macOS (WSL on Windows)"
+)
 
 SOLUTION = nbformat.read(ROOT / "solutions" / "00_setup.ipynb", as_version=4)
 RELEASED = nbformat.read(ROOT / "notebooks" / "00_setup.ipynb", as_version=4)
@@ -78,6 +83,7 @@ STUBBORN_LOOP = (
 )
 MEMORY_HOG = "_hog = []\nwhile True:\n    _hog.append(bytearray(50 * 1024 * 1024))\n" + CORRECT
 KERNEL_EXIT = "import os\nos._exit(3)\n"
+KILLS_RUNNER = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + CORRECT
 SYS_EXIT = "import sys\nsys.exit(0)\n" + CORRECT
 FORKER = (
     "import os, time\n"
@@ -91,14 +97,18 @@ PRINTS_FAKE = "print('top_carriers_by_teu_checks: 1/1 ok')\n" + _fn(
 )
 
 
-def _notebook(answer: str | None, edit_tests: bool = False) -> nbformat.NotebookNode:
+def _notebook(answer: str | None, edit_tests: bool | str = False) -> nbformat.NotebookNode:
+    """A submission: the released notebook with ``answer`` in the TODO cell; ``edit_tests``
+    True replaces every check cell with ``pass``, "delete" removes them and reverses the rest."""
     nb = nbformat.from_dict(json.loads(nbformat.writes(RELEASED)))
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("solution") and answer is not None:
             cell.source = answer
-        if meta.get("grade") and edit_tests:
+        if meta.get("grade") and edit_tests is True:
             cell.source = "pass"
+    if edit_tests == "delete":
+        nb.cells = [c for c in nb.cells if not c.metadata.get("nbgrader", {}).get("grade")][::-1]
     return nb
 
 
@@ -138,12 +148,15 @@ def batch(tmp_path_factory):
         "erin_patched_asserts": (PATCHED_ASSERTS, False),
         "frank_edited_tests": (EDITED_TESTS_WRONG, True),
         "grace_edited_tests_correct": (CORRECT, True),
+        "uma_deleted_and_reordered": (CORRECT, "delete"),
+        "vic_deleted_tests_wrong": (WRONG, "delete"),
         "heidi_reads_solutions": (READS_SOLUTIONS, False),
         "ivan_writes_elsewhere": (f"TARGETS = {targets!r}\n" + WRITES_ELSEWHERE, False),
         "judy_infinite_loop": (INFINITE_LOOP, False),
         "ken_stubborn_loop": (STUBBORN_LOOP, False),
         "leo_memory_hog": (MEMORY_HOG, False),
         "mia_kernel_exit": (KERNEL_EXIT, False),
+        "tina_kills_runner": (KILLS_RUNNER, False),
         "nick_sys_exit": (SYS_EXIT, False),
         "olga_forks": (FORKER, False),
         "pat_prints_fake": (PRINTS_FAKE, False),
@@ -162,8 +175,8 @@ def batch(tmp_path_factory):
         subs,
         out,
         workers=2,
-        timeout_cell=4,
-        timeout_notebook=40,
+        timeout_cell=10,
+        timeout_notebook=60,
         source_dir=source,
         limits=Limits(memory_mb=1024, processes=48, deadline_s=90),
         on_total=totals.append,
@@ -195,6 +208,8 @@ def _only(batch, student):
     [
         ("alice", 1, "ok"),
         ("grace_edited_tests_correct", 1, "ok"),
+        ("uma_deleted_and_reordered", 1, "ok"),
+        ("vic_deleted_tests_wrong", 0, "failed"),
         ("sam_zip", 1, "ok"),
         ("nick_sys_exit", 0, "failed"),
         ("bob_wrong", 0, "failed"),
@@ -209,6 +224,7 @@ def _only(batch, student):
         ("ken_stubborn_loop", 0, "timeout"),
         ("leo_memory_hog", 0, "crashed"),
         ("mia_kernel_exit", 0, "crashed"),
+        ("tina_kills_runner", 0, "crashed"),
         ("olga_forks", 0, "crashed"),
     ],
 )
@@ -280,7 +296,7 @@ def test_feedback_never_shows_hidden_tests(batch):
 
 def test_rerun_grades_only_new_or_changed_submissions(batch):
     subs, out, source = batch["subs"], batch["out"], batch["source"]
-    settings = dict(workers=2, timeout_cell=4, timeout_notebook=40, source_dir=source)
+    settings = dict(workers=2, timeout_cell=10, timeout_notebook=60, source_dir=source)
     totals = []
     rows = grade_batch(subs, out, on_total=totals.append, **settings)
     assert totals == [0]
@@ -306,3 +322,31 @@ def test_cli_grade_reports_and_refuses_bad_input(batch, tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "isolation:" in result.output and "grades.csv" in result.output
+
+
+def test_without_bubblewrap_limits_and_scores_still_hold(batch, tmp_path):
+    """The macOS path (no bwrap): process limits, scrubbed env, own folder, same scores."""
+    subs = tmp_path / "subs"
+    for student in ("alice", "bob_wrong", "judy_infinite_loop", "mia_kernel_exit"):
+        shutil.copytree(batch["subs"] / student, subs / student)
+    rows = grade_batch(
+        subs,
+        tmp_path / "out",
+        workers=2,
+        timeout_cell=10,
+        timeout_notebook=60,
+        source_dir=batch["source"],
+        use_bwrap=False,
+    )
+    got = {r.student: (r.points, r.status) for r in rows}
+    assert got == {
+        "alice": (1, "ok"),
+        "bob_wrong": (0, "failed"),
+        "judy_infinite_loop": (0, "timeout"),
+        "mia_kernel_exit": (0, "crashed"),
+    }, rows
+
+
+def test_collecting_reports_odd_files(batch):
+    problems = (batch["out"] / "problems.txt").read_text(encoding="utf-8")
+    assert "sam_zip: ../../escape.ipynb: unsafe path in the zip, skipped" in problems
