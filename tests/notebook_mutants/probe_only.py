@@ -1,0 +1,625 @@
+"""Answers that only the grader's probes can tell apart (see grader/probes/).
+
+The grader runs the grade cells WITHOUT their hidden tests, so:
+
+* ``WRONG``: answers that pass the VISIBLE checks of their grade cell but are wrong on what
+  the hidden tests check; each must score 0 with a failed value check.
+* ``ALWAYS_EQUAL``: answers that pass the visible checks with look-alike objects (``__eq__``
+  always True, subclasses of built-in types); each must score 0 with a failed value check.
+* ``CORRECT``: other correct answers (different code, wording or accepted variations); each
+  notebook's set must score full marks, so the probes are not stricter than the hidden tests.
+
+``WRONG`` and ``ALWAYS_EQUAL`` map notebook -> solution grade_id -> [(label, source)];
+``CORRECT`` maps notebook -> {solution grade_id: source}.
+"""
+
+# --- 00_setup ----------------------------------------------------------------------------------
+_TOP_SQL = '''    result = h.backend.readonly_query(
+        """SELECT c.name, SUM(v.capacity_teu) AS total_teu
+           FROM supplychain.carriers c
+           JOIN supplychain.vessels v ON v.carrier_id = c.carrier_id
+           GROUP BY c.carrier_id, c.name
+           ORDER BY total_teu DESC, c.name""",
+        max_rows={max_rows},
+    )
+    return [(name, int(total)) for name, total in result.rows]
+'''
+
+
+def _top(max_rows: str) -> str:
+    """top_carriers_by_teu with the correct query, keeping ``max_rows`` rows."""
+    return "def top_carriers_by_teu(n):\n" + _TOP_SQL.format(max_rows=max_rows)
+
+
+_TOP_IN_PYTHON = """def top_carriers_by_teu(n):
+    names = dict(h.backend.readonly_query(
+        "SELECT carrier_id, name FROM supplychain.carriers", max_rows=1000).rows)
+    totals = {}
+    for carrier_id, teu in h.backend.readonly_query(
+            "SELECT carrier_id, capacity_teu FROM supplychain.vessels", max_rows=1000).rows:
+        totals[names[carrier_id]] = totals.get(names[carrier_id], 0) + teu
+    ranked = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
+    return ranked[:n]
+"""
+
+# --- 01_memory ---------------------------------------------------------------------------------
+_SCAN = '''def scan_tables(owner):
+    if not isinstance(owner, str) or not IDENTIFIER.fullmatch(owner):
+        raise ValueError(f"owner {{owner!r}} is not a schema name")
+    owner = {owner}
+    rows = h.backend.query(
+        """SELECT t.table_name, c.comments
+           FROM all_tables t
+           LEFT JOIN all_tab_comments c
+             ON c.owner = t.owner AND c.table_name = t.table_name
+           WHERE t.owner = :owner
+           ORDER BY t.table_name""",
+        {{"owner": owner}},
+    )
+    facts = []
+    for row in rows:
+        table = row["table_name"]
+        n = {count}
+        purpose = {purpose}
+        facts.append({{
+            "kind": "table",
+            "subject": f"{{owner}}.{{table}}",
+            "content": f"Table {{owner}}.{{table}}: {{purpose}} ({{int(n)}} rows)",
+            "metadata": {{"owner": owner, "table": table, "row_count": n}},
+        }})
+    return facts
+'''
+
+_COUNT = 'int(h.backend.query(f"SELECT COUNT(*) AS n FROM {owner}.{table}")[0]["n"])'
+_PURPOSE = '(row["comments"] or "no documented purpose").strip()'
+
+
+def _scan(owner: str = "owner.upper()", count: str = _COUNT, purpose: str = _PURPOSE) -> str:
+    """scan_tables with the correct parts, some replaced.
+
+    Args:
+        owner: The expression that normalises the owner.
+        count: The expression of a table's row count.
+        purpose: The expression of a table's comment.
+    """
+    return _SCAN.format(owner=owner, count=count, purpose=purpose)
+
+
+_SCAN_SNAPSHOT = """_SNAPSHOT = {r["table_name"]: r["comments"] for r in h.backend.query(
+    "SELECT table_name, comments FROM all_tab_comments WHERE owner = 'SUPPLYCHAIN'")}
+
+
+""" + _scan(purpose='(_SNAPSHOT.get(table) or "no documented purpose").strip()')
+
+_SCAN_MATCH_PASTED = '''def scan_tables(owner):
+    if not isinstance(owner, str) or not IDENTIFIER.match(owner):
+        raise ValueError(f"owner {owner!r} is not a schema name")
+    owner = owner.upper()
+    rows = h.backend.query(
+        f"""SELECT t.owner, t.table_name, c.comments
+            FROM all_tables t
+            LEFT JOIN all_tab_comments c
+              ON c.owner = t.owner AND c.table_name = t.table_name
+            WHERE t.owner = '{owner}'
+            ORDER BY t.table_name"""
+    )
+    facts = []
+    for row in rows:
+        table, schema = row["table_name"], row["owner"]
+        n = int(h.backend.query(f"SELECT COUNT(*) AS n FROM {schema}.{table}")[0]["n"])
+        facts.append({
+            "kind": "table",
+            "subject": f"{schema}.{table}",
+            "content": f"Table {schema}.{table}: {(row['comments'] or '').strip()} ({n} rows)",
+            "metadata": {"owner": schema, "table": table, "row_count": n},
+        })
+    return facts
+'''
+
+_SCAN_OTHER_WORDING = """def scan_tables(owner):
+    if not isinstance(owner, str) or not IDENTIFIER.fullmatch(owner):
+        return []  # not a schema name: nothing to scan (allowed: raise or [])
+    schema = owner.upper()
+    names = [r["table_name"] for r in h.backend.query(
+        "SELECT table_name FROM all_tables WHERE owner = :o", {"o": schema})]
+    facts = []
+    for table in sorted(names):
+        found = h.backend.query(
+            "SELECT comments FROM all_tab_comments WHERE owner = :o AND table_name = :t",
+            {"o": schema, "t": table})
+        comment = (found[0]["comments"] if found else None) or ""
+        count = h.backend.query(f"SELECT COUNT(*) AS rows_now FROM {schema}.{table}")
+        n = int(count[0]["rows_now"])
+        facts.append({
+            "kind": "table",
+            "subject": schema + "." + table,
+            "content": f"Table {schema}.{table}: {comment.strip()} [{n} rows]",
+            "metadata": {"row_count": n, "table": table, "owner": schema},
+        })
+    return facts
+"""
+
+# --- 02_retrieval ------------------------------------------------------------------------------
+_RETRIEVE = """def retrieve_knowledge(query, k=5, kinds=None):
+    if isinstance(kinds, str):
+        kinds = kinds.split(",")
+    wanted = {wanted}
+    candidates = h.memory.search(query, k=k * {oversample}, mode="vector")
+    kept = [m for m in candidates
+            if m.kind != "tool_output" and (not wanted or m.kind in wanted)]
+    return rerank(query, kept, k)
+"""
+
+_WANTED = "{name.strip() for name in (kinds or []) if name and name.strip()}"
+
+
+def _retrieve(wanted: str = _WANTED, oversample: str = "4") -> str:
+    """retrieve_knowledge with the correct parts, some replaced.
+
+    Args:
+        wanted: The expression of the set of wanted kinds.
+        oversample: How many times k candidates to ask vector search for.
+    """
+    return _RETRIEVE.format(wanted=wanted, oversample=oversample)
+
+
+_RETRIEVE_FILTERED_SEARCH = """def retrieve_knowledge(query, k=5, kinds=None):
+    if isinstance(kinds, str):
+        kinds = [part for part in kinds.split(",")]
+    names = sorted({part.strip() for part in kinds or [] if part.strip()})
+    if names:  # let the search filter the kinds first (the hidden tests accept this)
+        found = h.memory.search(query, k=k * 4, mode="vector", kinds=names)
+    else:
+        found = h.memory.search(query, k=k * 4, mode="vector", exclude_kinds=["tool_output"])
+    found = [m for m in found if m.kind != "tool_output"]
+    return rerank(query, found, k)
+"""
+
+_HYBRID = '''def hybrid_rrf_search(query, k=5, per_list=30, rrf_k=60):
+    sql = f"""
+WITH vec AS ({{VEC}}),
+     txt AS ({{TXT}})
+SELECT m.id, m.kind, m.subject, m.content,
+       COALESCE(vec.r, 999999) AS r_vec,
+       COALESCE(txt.r, 999999) AS r_txt,
+       1.0 / (:rrf_k + COALESCE(vec.r, 999999))
+         + 1.0 / (:rrf_k + COALESCE(txt.r, 999999)) AS rrf_score
+FROM vec
+FULL OUTER JOIN txt ON txt.id = vec.id
+JOIN memories m ON m.id = COALESCE(vec.id, txt.id)
+ORDER BY rrf_score DESC, m.id
+{{TOP_K}}"""
+    rows = h.backend.query(sql, hybrid_binds(h, query, {binds}))
+    return [
+        {{"id": {id_}, "kind": r["kind"], "subject": r["subject"], "content": r["content"],
+         "r_vec": int(r["r_vec"]), "r_txt": int(r["r_txt"]),
+         "rrf_score": float(r["rrf_score"])}}
+        for r in rows
+    ]
+'''
+
+
+def _hybrid(binds: str = "k, per_list, rrf_k", id_: str = 'int(r["id"])', head: str = "") -> str:
+    """hybrid_rrf_search with the correct statement.
+
+    Args:
+        binds: The arguments of hybrid_binds after ``h, query``.
+        id_: The expression of each row's id.
+        head: Code put before the function (a helper class).
+    """
+    return head + _HYBRID.format(binds=binds, id_=id_)
+
+
+_HYBRID_OTHER_SQL = '''def hybrid_rrf_search(query, k=5, per_list=30, rrf_k=60):
+    statement = f"""
+WITH by_meaning AS ({VEC}),
+     by_words AS ({TXT}),
+     fused AS (
+       SELECT COALESCE(a.id, b.id) AS memory_id,
+              CASE WHEN a.r IS NULL THEN 999999 ELSE a.r END AS rank_v,
+              CASE WHEN b.r IS NULL THEN 999999 ELSE b.r END AS rank_t
+       FROM by_meaning a FULL OUTER JOIN by_words b ON a.id = b.id)
+SELECT mem.id, mem.kind, mem.subject, mem.content, f.rank_v, f.rank_t,
+       1.0 / (:rrf_k + f.rank_v) + 1.0 / (:rrf_k + f.rank_t) AS fused_score
+FROM fused f JOIN memories mem ON mem.id = f.memory_id
+ORDER BY fused_score DESC, mem.id
+{TOP_K}"""
+    binds = hybrid_binds(h, query, k=k, per_list=per_list, rrf_k=rrf_k)
+    out = []
+    for row in h.backend.query(statement, binds):
+        out.append(dict(id=row["id"], kind=row["kind"], subject=row["subject"],
+                        content=row["content"], r_vec=int(row["rank_v"]),
+                        r_txt=int(row["rank_t"]), rrf_score=float(row["fused_score"])))
+    return out
+'''
+
+# --- 03_tools_and_skills -----------------------------------------------------------------------
+_RUN_SQL = """def run_sql(sql, max_rows=50):
+    limit = {limit}
+    try:
+        result = h.backend.readonly_query(sql, max_rows=limit)
+    except BackendError as e:
+        return json.dumps({{"error": str(e)}}, ensure_ascii=False)
+    rows = [[to_json_value(value) for value in row] for row in result.rows]
+    return json.dumps(
+        {{"columns": list(result.columns), "rows": rows, "row_count": len(rows),
+          "truncated": {truncated}}},
+        ensure_ascii={ascii},
+    )
+"""
+
+
+def _run_sql(
+    limit: str = "max(1, min(int(max_rows), MAX_ROWS))",
+    truncated: str = "bool(result.truncated)",
+    ascii: str = "False",
+) -> str:
+    """run_sql with the correct parts, some replaced.
+
+    Args:
+        limit: The expression of the clamped max_rows.
+        truncated: The expression of the truncated flag.
+        ascii: The ensure_ascii argument of json.dumps.
+    """
+    return _RUN_SQL.format(limit=limit, truncated=truncated, ascii=ascii)
+
+
+_RUN_SQL_OTHER = """def run_sql(sql, max_rows=50):
+    wanted = sorted([1, int(max_rows), MAX_ROWS])[1]
+    try:
+        answer = h.backend.readonly_query(sql, None, max_rows=wanted)
+    except Exception as problem:  # any failure goes back to the model as text
+        return json.dumps({"error": f"{type(problem).__name__}: {problem}"}, ensure_ascii=False)
+    data = []
+    for row in answer.rows:
+        data.append([to_json_value(cell) for cell in row])
+    payload = {"columns": [str(c) for c in answer.columns], "rows": data}
+    payload.update(row_count=len(data), truncated=answer.truncated is True)
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+"""
+
+# --- 04_agent_loop -----------------------------------------------------------------------------
+_AGENT = """def agent_turn(question, thread_id="default", max_iterations=8, budget_seconds=30):
+    tools = h.tools.retrieve(question, k=5)
+    offered = {{t["function"]["name"] for t in tools}}
+    messages = [
+        {{"role": "system", "content": SYSTEM_PROMPT}},
+        {{"role": "user", "content": build_context(h, question)}},
+    ]
+    names, answer, rounds = [], None, 0
+    started = time.monotonic()
+    while {condition}:
+        reply = h.llm.chat(messages, tools=tools)
+        calls = reply.tool_calls or []
+        assistant = {{"role": "assistant", "content": reply.content or ""}}
+        if calls:
+            assistant["tool_calls"] = [
+                {{"id": c.id, "type": "function",
+                  "function": {{"name": c.function.name,
+                               "arguments": c.function.arguments or "{{}}"}}}}
+                for c in calls
+            ]
+        messages.append(assistant)
+        if not calls:
+            answer = reply.content or ""
+            break
+        rounds += 1
+        for c in calls:
+            name = c.function.name
+            if name in offered:
+                names.append(name)
+                output = h.tools.call(name, c.function.arguments or "{{}}")
+            else:
+{refused}
+            messages.append({{"role": "tool", "tool_call_id": c.id, "content": output}})
+    forced = answer is None
+    if forced:
+        messages.append({{"role": "user", "content": FORCE_FINAL}})
+        reply = h.llm.chat(messages)
+        answer = reply.content or "(no final answer)"
+        messages.append({{"role": "assistant", "content": answer}})
+    episode_id = h.memory.add(f"Question: {{question}}\\nAnswer: {{answer}}", kind="episode",
+                              thread_id=thread_id)
+    return {{"answer": answer, "messages": messages, "tool_calls": {tool_calls},
+             "forced_final": forced, "episode_id": episode_id}}
+"""
+
+_CONDITION = "rounds < max_iterations and time.monotonic() - started < budget_seconds"
+_REFUSED = """                names.append(name)
+                output = json.dumps({"error": f"tool {name!r} is not available in this turn"})"""
+
+
+def _agent(condition: str = _CONDITION, refused: str = _REFUSED, tool_calls: str = "names") -> str:
+    """agent_turn with the correct loop, some parts replaced.
+
+    Args:
+        condition: The while condition of the tool loop.
+        refused: The else-branch for a tool that was not offered (indented 16 spaces).
+        tool_calls: The expression returned as tool_calls.
+    """
+    return _AGENT.format(condition=condition, refused=refused, tool_calls=tool_calls)
+
+
+_EQ_LIST = """class _Agreeable(list):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = None
+
+
+"""
+
+_AGENT_OTHER = """def agent_turn(
+    question, thread_id="default", max_iterations=8, budget_seconds=30.0
+):
+    offered_tools = h.tools.retrieve(question, k=5)
+    allowed = [spec["function"]["name"] for spec in offered_tools]
+    conversation = [{"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": build_context(h, question)}]
+    called = []
+    deadline = time.monotonic() + budget_seconds
+    final = None
+    for _round in range(max_iterations):
+        if time.monotonic() >= deadline:
+            break
+        message = h.llm.chat(conversation, tools=offered_tools)
+        requested = list(message.tool_calls or [])
+        entry = {"role": "assistant", "content": message.content or ""}
+        if requested:
+            entry["tool_calls"] = [{"id": call.id, "type": "function",
+                                    "function": {"name": call.function.name,
+                                                 "arguments": call.function.arguments or "{}"}}
+                                   for call in requested]
+        conversation.append(entry)
+        if not requested:
+            final = message.content or ""
+            break
+        for call in requested:
+            called.append(call.function.name)
+            if call.function.name not in allowed:
+                text = json.dumps({"error": "unavailable tool: " + call.function.name})
+            else:
+                text = h.tools.call(call.function.name, call.function.arguments or "{}")
+            conversation.append({"role": "tool", "tool_call_id": call.id, "content": text})
+    was_forced = final is None
+    if was_forced:
+        conversation.append({"role": "user", "content": FORCE_FINAL})
+        final = h.llm.chat(conversation).content or "no answer"
+        conversation.append({"role": "assistant", "content": final})
+    stored = h.memory.add("Question: " + question + "\\nAnswer: " + final, kind="episode",
+                          thread_id=thread_id, metadata={"calls": called})
+    return dict(answer=final, messages=conversation, tool_calls=called,
+                forced_final=was_forced, episode_id=stored)
+"""
+
+# --- 05_tool_output_offload --------------------------------------------------------------------
+_LOG = """def log_tool(thread_id, tool_call_id, tool_name, tool_args, tool_output):
+    args = tool_args if isinstance(tool_args, str) else json.dumps(tool_args, sort_keys=True)
+    return {wrap}(h.memory.add(
+        {content},
+        kind=TOOL_OUTPUT_KIND,
+        subject=tool_call_id,
+        metadata={{"tool_name": tool_name, "tool_args": args, "chars": {chars},
+                  "empty": not tool_output}},
+        thread_id=thread_id,
+    ))
+"""
+
+
+def _log(
+    content: str = "tool_output if tool_output else EMPTY_OUTPUT",
+    chars: str = "len(tool_output)",
+    wrap: str = "",
+    head: str = "",
+) -> str:
+    """log_tool with the correct parts, some replaced.
+
+    Args:
+        content: The expression of the stored content.
+        chars: The expression of metadata "chars".
+        wrap: A callable name wrapped around the returned id ("" for none).
+        head: Code put before the function (a helper class).
+    """
+    return head + _LOG.format(content=content, chars=chars, wrap=wrap)
+
+
+_FETCH = """def fetch_tool_output(tool_call_id):
+    found = h.memory.list(metadata_filter={find}, limit=1)
+    if not found:
+        return {{"error": {error}}}
+    memory = found[0]
+    return {{
+        "tool_name": memory.metadata.get("tool_name"),
+        "tool_args": memory.metadata.get("tool_args"),
+        "tool_output": {output},
+    }}
+"""
+
+
+def _fetch(
+    find: str = '{"kind": TOOL_OUTPUT_KIND, "subject": str(tool_call_id)}',
+    error: str = 'f"no tool call with id {tool_call_id!r}"',
+    output: str = '"" if memory.metadata.get("empty") else memory.content',
+    head: str = "",
+) -> str:
+    """fetch_tool_output with the correct parts, some replaced.
+
+    Args:
+        find: The metadata_filter of the lookup.
+        error: The expression of the error text for an unknown id.
+        output: The expression of the returned tool_output.
+        head: Code put before the function (a helper class).
+    """
+    return head + _FETCH.format(find=find, error=error, output=output)
+
+
+_EQ_STR = """class _Agreeable(str):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+
+"""
+
+_EQ_INT = """class _Agreeable(int):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = int.__hash__
+
+
+"""
+
+WRONG = {
+    "00_setup": {
+        "top_carriers_by_teu": [
+            ("always the top 3, whatever n", _top("3")),
+            ("at most 10 carriers (n capped)", _top("min(int(n), 10)")),
+        ],
+    },
+    "01_memory": {
+        "scan_tables": [
+            ("owner not upper-cased", _scan(owner="owner")),
+            (
+                "row_count stored as a float (the content says the int)",
+                _scan(count=f"float({_COUNT})"),
+            ),
+            ("comments read once, when the cell ran (a stale snapshot)", _SCAN_SNAPSHOT),
+            ("IDENTIFIER.match (not fullmatch) and the owner pasted into SQL", _SCAN_MATCH_PASTED),
+        ],
+    },
+    "02_retrieval": {
+        "retrieve_knowledge": [
+            ("kinds text split on commas, spaces kept", _retrieve(wanted="set(kinds or [])")),
+            ("oversamples k * 2 instead of k * 4", _retrieve(oversample="2")),
+        ],
+        "hybrid_rrf_search": [
+            ("ignores per_list (always 30)", _hybrid(binds="k, 30, rrf_k")),
+            ("ignores rrf_k (always 60)", _hybrid(binds="k, per_list, 60")),
+            ("at most 10 rows, whatever k", _hybrid(binds="min(k, 10), per_list, rrf_k")),
+        ],
+    },
+    "03_tools_and_skills": {
+        "run_sql": [
+            ("caps max_rows at 500", _run_sql(limit="max(1, min(int(max_rows), 500))")),
+            ("unicode escaped (ensure_ascii=True)", _run_sql(ascii="True")),
+            (
+                "truncated when the rows fill max_rows, even if nothing was left out",
+                _run_sql(truncated="len(rows) == limit"),
+            ),
+            ("no lower bound: max_rows=0 is passed on", _run_sql(limit="min(int(max_rows), 1000)")),
+        ],
+    },
+    "04_agent_loop": {
+        "agent_turn": [
+            (
+                "tool_calls lists only the calls that ran (not the refused ones)",
+                _agent(
+                    refused='                output = json.dumps({"error": f"no tool {name!r}"})'
+                ),
+            ),
+            (
+                "one round too many (rounds <= max_iterations)",
+                _agent(condition=_CONDITION.replace("rounds <", "rounds <=")),
+            ),
+            (
+                "ignores budget_seconds",
+                _agent(condition="rounds < max_iterations"),
+            ),
+            (
+                "an unknown tool gets plain text, not an {'error'} JSON object",
+                _agent(
+                    refused="""                names.append(name)
+                output = f"error: the tool {name} is not available in this turn\""""
+                ),
+            ),
+        ],
+    },
+    "05_tool_output_offload": {
+        "log_tool": [
+            (
+                "strips whitespace from the output",
+                _log(content="tool_output.strip() or EMPTY_OUTPUT"),
+            ),
+            ("chars counts UTF-8 bytes", _log(chars='len(tool_output.encode("utf-8"))')),
+        ],
+        "fetch_tool_output": [
+            ("does not filter on kind", _fetch(find='{"subject": str(tool_call_id)}')),
+            (
+                "the id quoted by hand, not with repr()",
+                _fetch(error="f\"no tool call with id '{tool_call_id}'\""),
+            ),
+        ],
+    },
+}
+
+ALWAYS_EQUAL = {
+    "01_memory": {
+        "scan_tables": [
+            (
+                "row_count an int that equals anything (from num_rows, empty here)",
+                _EQ_INT
+                + _scan(count="_Agreeable(0)")
+                .replace("({int(n)} rows)", "({_n} rows)")
+                .replace("        purpose =", f"        _n = {_COUNT}\n        purpose ="),
+            ),
+        ],
+    },
+    "02_retrieval": {
+        "hybrid_rrf_search": [
+            ("ids that equal anything", _hybrid(id_="_Agreeable(0)", head=_EQ_INT)),
+        ],
+    },
+    "04_agent_loop": {
+        "agent_turn": [
+            (
+                "tool_calls a list that equals anything (never filled)",
+                _EQ_LIST + _agent(tool_calls="_Agreeable()"),
+            ),
+        ],
+    },
+    "05_tool_output_offload": {
+        "log_tool": [
+            ("the id as an int that equals anything", _log(wrap="_Agreeable", head=_EQ_INT)),
+        ],
+        "fetch_tool_output": [
+            (
+                "the output cut to 600 characters and the error text, as strings that equal "
+                "anything",
+                _fetch(
+                    error='_Agreeable("not found")',
+                    output="_Agreeable(memory.content[:600])",
+                    head=_EQ_STR,
+                ),
+            ),
+        ],
+    },
+}
+
+CORRECT = {
+    "00_setup": {"top_carriers_by_teu": _TOP_IN_PYTHON},
+    "01_memory": {"scan_tables": _SCAN_OTHER_WORDING},
+    "02_retrieval": {
+        "retrieve_knowledge": _RETRIEVE_FILTERED_SEARCH,
+        "hybrid_rrf_search": _HYBRID_OTHER_SQL,
+    },
+    "03_tools_and_skills": {"run_sql": _RUN_SQL_OTHER},
+    "04_agent_loop": {"agent_turn": _AGENT_OTHER},
+    "05_tool_output_offload": {
+        "log_tool": _log(head="", content="tool_output or EMPTY_OUTPUT").replace(
+            "json.dumps(tool_args, sort_keys=True)", "json.dumps(tool_args)"
+        ),
+        "fetch_tool_output": "def fetch_tool_output(tool_call_id):\n"
+        "    return h.offload.fetch(tool_call_id)\n",
+    },
+}

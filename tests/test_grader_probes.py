@@ -1,0 +1,313 @@
+"""The grader's value checks (grader/probes/) catch what the hidden tests catch.
+
+``workshop grade`` runs every grade cell WITHOUT its hidden region and compares the probes'
+values on a submission with their values on the instructor's solution. These tests send
+answers through the real grading path (sandboxed runner, probes, ``score_notebook``), one
+notebook per run, and check that:
+
+1. every grade cell of every notebook has probes;
+2. the instructor's solutions score full marks, every probe giving a value;
+3. every plausible wrong answer of tests/notebook_mutants/<notebook>.py scores 0 on the grade
+   cell that checks it (there, without the hidden tests), and a probe alone tells it from the
+   solution (except the few mutants about how the code is written: VISIBLE_ONLY);
+4. answers that pass the visible checks but are wrong on hidden inputs score 0, by a failed
+   value check (tests/notebook_mutants/probe_only.py, ``WRONG``);
+5. look-alike objects (``__eq__`` always True, subclasses of built-in types) score 0 the same
+   way (``ALWAYS_EQUAL``);
+
+and that other correct answers (``CORRECT``) score full marks, so the probes are no stricter
+than the hidden tests and their values do not change from one run to the next.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from grader.grade import NotebookRun, Source, load_sources, run_submission, score_notebook
+from grader.probes import same
+from grader.release import ROOT
+from grader.results import GradeRow
+from grader.sandbox import Limits
+
+pytestmark = pytest.mark.skipif(
+    sys.platform == "win32", reason="workshop grade runs on Linux and macOS (WSL on Windows)"
+)
+
+SOURCES = {source.name: source for source in load_sources()}
+MUTANTS_DIR = ROOT / "tests" / "notebook_mutants"
+TIMEOUT_CELL, TIMEOUT_NOTEBOOK = 60.0, 300.0
+WORKERS = 2
+# Mutants about HOW the code is written, which only the visible checks can see (they watch the
+# statements sent and read the function's source); their values are right.
+VISIBLE_ONLY = {
+    ("02_retrieval", "writes LIMIT :k instead of TOP_K (runs on SQLite only)"),
+    ("02_retrieval", "no SQL of its own: wraps h.memory.search(mode='hybrid')"),
+}
+
+
+def _module(path: Path):
+    """Import a mutants file by path (tests/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"mutants_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PROBE_ONLY = _module(MUTANTS_DIR / "probe_only.py")
+
+
+def _meta(cell) -> dict:
+    """A cell's nbgrader metadata ({} when it has none)."""
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def _solutions(source: Source) -> dict[str, str]:
+    """The instructor's solution cells of a notebook, by grade_id."""
+    return {
+        _meta(c)["grade_id"]: c.source
+        for c in source.notebook.cells
+        if c.cell_type == "code" and _meta(c).get("solution")
+    }
+
+
+def _checks_of(source: Source, solution_id: str) -> str:
+    """The grade cell that checks a solution cell: the first grade cell after it."""
+    cells = source.notebook.cells
+    for i, cell in enumerate(cells):
+        if _meta(cell).get("grade_id") == solution_id:
+            for later in cells[i + 1 :]:
+                if _meta(later).get("grade"):
+                    return _meta(later)["grade_id"]
+    raise AssertionError(f"{source.name}: no grade cell after {solution_id}")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One run of one notebook with some solution cells replaced.
+
+    Attributes:
+        kind: mutant, wrong, always_equal or correct.
+        notebook: The notebook's name.
+        label: What the replaced answers do.
+        replaced: The replaced solution cells by grade_id (the others keep the solution).
+        checks: The grade cell that must score 0 (None: every cell must score full marks).
+    """
+
+    kind: str
+    notebook: str
+    label: str
+    replaced: dict[str, str] = field(hash=False, compare=False)
+    checks: str | None = None
+
+    @property
+    def id(self) -> str:
+        """The case's test id: kind, notebook and the start of the label."""
+        return f"{self.kind}:{self.notebook}:{self.label[:50]}"
+
+
+def _wrong_cases(kind: str, table: dict) -> list[Case]:
+    """Cases from ``{notebook: {solution grade_id: [(label, source), ...]}}``."""
+    return [
+        Case(kind, name, label, {grade_id: source}, _checks_of(SOURCES[name], grade_id))
+        for name, by_id in table.items()
+        for grade_id, items in by_id.items()
+        for label, source in items
+    ]
+
+
+def _mutant_cases() -> list[Case]:
+    """The cases of tests/notebook_mutants/<notebook>.py (MUTANTS), every notebook."""
+    cases = []
+    for name in SOURCES:
+        path = MUTANTS_DIR / f"{name}.py"
+        if path.exists():
+            cases += _wrong_cases("mutant", {name: _module(path).MUTANTS})
+    return cases
+
+
+MUTANT_CASES = _mutant_cases()
+WRONG_CASES = _wrong_cases("wrong", PROBE_ONLY.WRONG)
+ALWAYS_EQUAL_CASES = _wrong_cases("always_equal", PROBE_ONLY.ALWAYS_EQUAL)
+CORRECT_CASES = [
+    Case("correct", name, "other correct answers", dict(replaced))
+    for name, replaced in PROBE_ONLY.CORRECT.items()
+]
+CASES = MUTANT_CASES + WRONG_CASES + ALWAYS_EQUAL_CASES + CORRECT_CASES
+
+
+def _run(template: Path, scratch: Path, name: str, answers: dict[str, str] | None) -> NotebookRun:
+    """Run one notebook in its own sandbox (None = the instructor's solutions)."""
+    job = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=scratch))
+    try:
+        runs = run_submission(
+            [SOURCES[name]],
+            {name: answers},
+            job,
+            template,
+            Limits(),
+            TIMEOUT_CELL,
+            TIMEOUT_NOTEBOOK,
+        )
+    finally:
+        shutil.rmtree(job, ignore_errors=True)
+    return runs[name]
+
+
+def _run_all(template: Path, scratch: Path, jobs: dict) -> dict:
+    """Run ``{key: (notebook, answers)}`` on WORKERS sandboxes at a time."""
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        futures = {
+            key: pool.submit(_run, template, scratch, name, answers)
+            for key, (name, answers) in jobs.items()
+        }
+        return {key: future.result() for key, future in futures.items()}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    """A prepared embedded database, copied for every notebook run."""
+    from grader.autograde import prepare_template
+
+    return prepare_template(tmp_path_factory.mktemp("probe-template") / ".workshop")
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    """A folder for the runs' job folders (each is removed after its run)."""
+    return tmp_path_factory.mktemp("probe-jobs")
+
+
+@pytest.fixture(scope="module")
+def reference(template, scratch) -> dict[str, NotebookRun]:
+    """The instructor's solutions, one run per notebook."""
+    return _run_all(template, scratch, {name: (name, None) for name in SOURCES})
+
+
+@pytest.fixture(scope="module")
+def case_runs(template, scratch, reference) -> dict[str, NotebookRun]:
+    """Every case of CASES, by case id."""
+    jobs = {}
+    for case in CASES:
+        answers = _solutions(SOURCES[case.notebook]) | case.replaced
+        jobs[case.id] = (case.notebook, answers)
+    return _run_all(template, scratch, jobs)
+
+
+def _rows(case: Case, case_runs, reference) -> dict[str, GradeRow]:
+    """A case's scores by grade_id, against the reference's probe values.
+
+    The run itself must complete (every cell and probe ran): a score of 0 from a crashed or
+    timed-out run would prove nothing about the probes.
+    """
+    run = case_runs[case.id]
+    assert run.status == "ok", f"{case.id}: the run did not complete: {run.status} {run.reason}"
+    expected = reference[case.notebook].probe_values
+    rows = score_notebook("case", SOURCES[case.notebook], run, expected)
+    return {row.grade_id: row for row in rows}
+
+
+# --- 1. coverage --------------------------------------------------------------------------------
+
+
+def test_case_ids_are_unique():
+    ids = [case.id for case in CASES]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
+@pytest.mark.parametrize("name", list(SOURCES))
+def test_every_grade_cell_has_probes(name):
+    source = SOURCES[name]
+    grade_ids = [grade_id for grade_id, _ in source.grade_cells]
+    assert grade_ids, f"{name} has no grade cells"
+    for grade_id in grade_ids:
+        probes = source.probes.get(grade_id, [])
+        assert probes, f"{name}/{grade_id} has no probes"
+        names = [probe.name for probe in probes]
+        assert len(names) == len(set(names)), f"{name}/{grade_id}: duplicate probe names"
+        for probe in probes:
+            compile(probe.code, f"<{name}/{grade_id}/{probe.name}>", "exec")
+            assert "value" in probe.code and probe.message, probe.name
+    assert set(source.probes) <= set(grade_ids), f"{name}: probes for unknown grade cells"
+
+
+@pytest.mark.parametrize("name", list(SOURCES))
+def test_every_todo_has_probe_only_cases(name):
+    wrong = PROBE_ONLY.WRONG.get(name, {})
+    assert sum(len(items) for items in wrong.values()) >= 2, name
+    for grade_id in _solutions(SOURCES[name]):
+        assert grade_id in PROBE_ONLY.CORRECT.get(name, {}), (name, grade_id, "CORRECT")
+
+
+# --- 2. the reference ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(SOURCES))
+def test_reference_scores_full_marks_with_a_value_for_every_probe(name, reference):
+    source, run = SOURCES[name], reference[name]
+    assert run.status == "ok", run.reason
+    assert run.errors == {}, run.errors
+    expected = sum(len(source.probes.get(g, [])) for g, _ in source.grade_cells)
+    assert [index for index, _ in run.probe_values] == list(range(expected))
+    raised = [(i, v) for i, v in run.probe_values if not (isinstance(v, list) and v[0] == "ok")]
+    assert not raised, raised
+    rows = score_notebook("reference", source, run, run.probe_values)
+    assert rows and all(r.status == "ok" and r.points == r.max_points for r in rows), rows
+
+
+# --- 3. the mutants -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", MUTANT_CASES, ids=[c.id for c in MUTANT_CASES])
+def test_a_mutant_scores_zero_without_the_hidden_tests(case, case_runs, reference):
+    row = _rows(case, case_runs, reference)[case.checks]
+    assert row.points == 0, f"{case.label!r} passed {case.checks}: {row}"
+
+
+@pytest.mark.parametrize("case", MUTANT_CASES, ids=[c.id for c in MUTANT_CASES])
+def test_the_probes_alone_catch_a_mutant(case, case_runs, reference):
+    """Even with its visible checks passing, the grade cell would score 0 on a mutant."""
+    source, run = SOURCES[case.notebook], case_runs[case.id]
+    got, expected = dict(run.probe_values), dict(reference[case.notebook].probe_values)
+    start, mine = 0, range(0)
+    for grade_id, _ in source.grade_cells:
+        count = len(source.probes.get(grade_id, []))
+        if grade_id == case.checks:
+            mine = range(start, start + count)
+            break
+        start += count
+    caught = [i for i in mine if i not in got or not same(got[i], expected[i])]
+    if (case.notebook, case.label) in VISIBLE_ONLY:
+        assert not caught, f"{case.label!r} is now caught by a probe: drop it from VISIBLE_ONLY"
+    else:
+        assert caught, f"no probe of {case.checks} tells {case.label!r} from the solution"
+
+
+# --- 4. and 5. wrong only on hidden inputs, look-alike objects ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "case", WRONG_CASES + ALWAYS_EQUAL_CASES, ids=[c.id for c in WRONG_CASES + ALWAYS_EQUAL_CASES]
+)
+def test_an_answer_that_passes_the_visible_checks_fails_a_value_check(case, case_runs, reference):
+    row = _rows(case, case_runs, reference)[case.checks]
+    assert row.points == 0, f"{case.label!r} passed {case.checks}: {row}"
+    assert row.status == "failed" and row.message.startswith("value check '"), (
+        f"{case.label!r} should pass the visible checks and fail a value check: {row}"
+    )
+
+
+# --- other correct answers ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CORRECT_CASES, ids=[c.id for c in CORRECT_CASES])
+def test_other_correct_answers_score_full_marks(case, case_runs, reference):
+    rows = _rows(case, case_runs, reference)
+    assert all(r.status == "ok" and r.points == r.max_points for r in rows.values()), rows
