@@ -291,12 +291,33 @@ def _run_notebook(command: dict, job_dir: str, template: str, out, stdin) -> Non
 
 
 def _warm_up() -> None:
-    """Import what every notebook imports, once, before forking (no threads started)."""
+    """Import what every notebook imports and load the embedding model, once, before forking
+    (single-threaded, so every forked notebook can use it)."""
     import IPython.core.interactiveshell  # noqa: F401
     import numpy  # noqa: F401
 
     import agent_harness  # noqa: F401
     import agent_harness.harness  # noqa: F401
+
+    heavy_modules = (
+        "pandas",
+        "matplotlib.pyplot",
+        "ipywidgets",
+        "openai",
+        "agent_harness.agent",
+        "agent_harness.workshop",
+        "agent_harness.tools.registry",
+        "agent_harness.llm.offline",
+    )
+    for heavy in heavy_modules:  # what the notebooks import (optional ones may be missing)
+        try:
+            __import__(heavy)
+        except ImportError:
+            pass
+    if os.environ.get("WORKSHOP_EMBED_THREADS") == "1":  # no thread pool: safe to share
+        from agent_harness.embeddings import get_embedder
+
+        get_embedder()
 
 
 def main(argv: list[str]) -> int:

@@ -103,6 +103,8 @@ def _environment(job: str) -> dict[str, str]:
         "MPLBACKEND": "Agg",
         "HF_HUB_OFFLINE": "1",
         "OMP_NUM_THREADS": "1",
+        "WORKSHOP_EMBED_THREADS": "1",
+        "TOKENIZERS_PARALLELISM": "false",
         "WORKSHOP_BACKEND": "embedded",
         "WORKSHOP_LLM": "offline",
         "WORKSHOP_USER": "workshop",
