@@ -327,8 +327,14 @@ def test_cli_grade_reports_and_refuses_bad_input(batch, tmp_path):
 def test_without_bubblewrap_limits_and_scores_still_hold(batch, tmp_path):
     """The macOS path (no bwrap): process limits, scrubbed env, own folder, same scores."""
     subs = tmp_path / "subs"
-    for student in ("alice", "bob_wrong", "judy_infinite_loop", "mia_kernel_exit"):
-        shutil.copytree(batch["subs"] / student, subs / student)
+    answers = {
+        "alice": CORRECT,
+        "bob_wrong": WRONG,
+        "judy_infinite_loop": INFINITE_LOOP,
+        "mia_kernel_exit": KERNEL_EXIT,
+    }
+    for student, answer in answers.items():
+        _write(subs / student, _notebook(answer))
     rows = grade_batch(
         subs,
         tmp_path / "out",
