@@ -143,7 +143,10 @@ class Sandbox:
         """The command line that starts the runner."""
         if not self.use_bwrap:
             return [sys.executable, str(RUNNER), str(self.job_dir), str(self.template)]
-        cmd = [shutil.which("bwrap") or "bwrap"]
+        # Mount order matters: the private /tmp first, so binds of folders that live under
+        # /tmp (a project cloned there, pytest's folders) are mounted on top of it.
+        cmd = [shutil.which("bwrap") or "bwrap", "--tmpfs", "/tmp", "--proc", "/proc"]
+        cmd += ["--dev", "/dev"]
         for path in _SYSTEM_DIRS:
             cmd += ["--ro-bind-try", path, path]
         for path in _python_paths():
@@ -151,7 +154,6 @@ class Sandbox:
         cmd += ["--ro-bind", str(self.template), "/template"]
         cmd += ["--ro-bind", str(RUNNER), "/runner/runner.py"]
         cmd += ["--bind", str(self.job_dir), "/job"]
-        cmd += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
         cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         cmd += ["--clearenv", "--chdir", "/job"]
         for key, value in _environment("/job").items():
