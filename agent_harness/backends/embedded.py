@@ -140,21 +140,6 @@ _BOXES = {"toolbox": "toolbox_vec", "skillbox": "skillbox_vec"}
 _SCOPE_SEP = "\x1f"  # unit separator: cannot be typed by accident into a user or agent id
 
 
-def _sql_type(column) -> str:
-    """Oracle-style declared types; SQLite gives them sensible affinities (VARCHAR2 -> TEXT)."""
-    if column.type == "text":
-        return f"VARCHAR2({column.length or 4000})"
-    if column.type == "int":
-        return f"NUMBER({column.length or 10})"
-    if column.type == "decimal":
-        return f"NUMBER({column.length},{column.scale or 0})"
-    if column.type == "date":
-        return "DATE"
-    if column.type == "timestamp":
-        return "TIMESTAMP"
-    raise ValueError(f"unknown column type {column.type!r}")
-
-
 def _sql_value(value: Any) -> Any:
     if hasattr(value, "isoformat"):
         return value.isoformat()
@@ -303,7 +288,7 @@ class EmbeddedBackend(Backend):
     def _create_table_sql(table) -> str:
         lines = []
         for column in table.columns:
-            line = f"{column.name} {_sql_type(column)}"
+            line = f"{column.name} {column.declared_type}"
             if column.name == table.primary_key:
                 line += " PRIMARY KEY"
             elif not column.nullable:

@@ -362,20 +362,6 @@ def connect_user(settings: Settings, user: str, password: str, role: str) -> ora
             ) from e
 
 
-def _sql_type(column) -> str:
-    if column.type == "text":
-        return f"VARCHAR2({column.length or 4000})"
-    if column.type == "int":
-        return f"NUMBER({column.length or 10})"
-    if column.type == "decimal":
-        return f"NUMBER({column.length},{column.scale or 0})"
-    if column.type == "date":
-        return "DATE"
-    if column.type == "timestamp":
-        return "TIMESTAMP"
-    raise ValueError(f"unknown column type {column.type!r}")
-
-
 def _input_type(column) -> Any:
     """What executemany binds for a column (the first row may hold None)."""
     if column.type == "text":
@@ -601,7 +587,7 @@ class OracleBackend(Backend):
     def _create_table_sql(table) -> str:
         lines = []
         for column in table.columns:
-            line = f"{column.name} {_sql_type(column)}"
+            line = f"{column.name} {column.declared_type}"
             if not column.nullable or column.name == table.primary_key:
                 line += " NOT NULL"
             lines.append(line)

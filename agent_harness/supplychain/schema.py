@@ -56,6 +56,25 @@ class Column:
     nullable: bool = True
     comment: str = ""
 
+    @property
+    def declared_type(self) -> str:
+        """The Oracle type of the column (``VARCHAR2(n)``, ``NUMBER(p,s)``, ``DATE``, ...).
+
+        Both backends declare these: Oracle natively, SQLite through its type affinities
+        (VARCHAR2 -> TEXT, NUMBER -> NUMERIC), so the data dictionary reads the same.
+        """
+        if self.type == "text":
+            return f"VARCHAR2({self.length or 4000})"
+        if self.type == "int":
+            return f"NUMBER({self.length or 10})"
+        if self.type == "decimal":
+            return f"NUMBER({self.length},{self.scale or 0})"
+        if self.type == "date":
+            return "DATE"
+        if self.type == "timestamp":
+            return "TIMESTAMP"
+        raise ValueError(f"unknown column type {self.type!r}")
+
 
 @dataclass(frozen=True)
 class ForeignKey:
