@@ -91,7 +91,8 @@ def _unzip(archive: Path, target: Path, problems: list[str]) -> Path:
                 if member.file_size > MAX_NOTEBOOK_BYTES or total > MAX_ZIP_BYTES:
                     problems.append(f"{member.filename}: too large, skipped")
                     continue
-                out = target / f"{index:03d}_{Path(parts[-1]).name}"
+                out = target / f"{index:03d}" / Path(parts[-1]).name  # keep the file name
+                out.parent.mkdir(exist_ok=True)
                 with zf.open(member) as src, open(out, "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
     except (zipfile.BadZipFile, OSError, RuntimeError, ValueError) as e:

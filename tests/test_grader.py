@@ -167,6 +167,7 @@ def batch(tmp_path_factory):
     (subs / "rita_broken" / "workshop").mkdir(parents=True)
     (subs / "rita_broken" / "workshop" / "00_setup.ipynb").write_text("{not json", "utf-8")
     with zipfile.ZipFile(subs / "sam_zip.zip", "w") as zf:
+        zf.writestr("sam/notes.ipynb", nbformat.writes(_notebook(WRONG)))
         zf.writestr("sam/00_setup.ipynb", nbformat.writes(_notebook(CORRECT)))
         zf.writestr("../../escape.ipynb", nbformat.writes(_notebook(CORRECT)))
     before = _tree_digest(base, skip=out)
@@ -356,3 +357,23 @@ def test_without_bubblewrap_limits_and_scores_still_hold(batch, tmp_path):
 def test_collecting_reports_odd_files(batch):
     problems = (batch["out"] / "problems.txt").read_text(encoding="utf-8")
     assert "sam_zip: ../../escape.ipynb: unsafe path in the zip, skipped" in problems
+    assert "sam_zip: notes.ipynb: not a workshop notebook, ignored" in problems
+
+
+def test_collect_matches_every_notebook_of_a_zip_and_of_nbgrader_folders(tmp_path):
+    from grader.collect import collect
+
+    names = ["00_setup", "03_tools_and_skills", "05_tool_output_offload"]
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    with zipfile.ZipFile(subs / "carol.zip", "w") as zf:
+        zf.writestr("work/00_setup.ipynb", "{}")
+        zf.writestr("work/deeper/03_tools_and_skills (1).ipynb", "{}")
+    folder = subs / "dan" / "workshop"
+    folder.mkdir(parents=True)
+    (folder / "05_tool_output_offload-Copy1.ipynb").write_text("{}")
+    (folder / "00_setup.ipynb").write_text("{}")
+    found = {s.student: s for s in collect(subs, names, tmp_path / "unpacked")}
+    assert sorted(found["carol"].notebooks) == ["00_setup", "03_tools_and_skills"]
+    assert sorted(found["dan"].notebooks) == ["00_setup", "05_tool_output_offload"]
+    assert found["carol"].problems == [] and found["dan"].problems == []
