@@ -123,6 +123,10 @@ def grade(
         bar.close()
     click.echo(summary_table(rows))
     if gradebook:
+        # nbgrader creates or upgrades a gradebook with the `alembic` script of this environment.
+        bin_dir = os.path.dirname(sys.executable)
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+        _check_gradebook(gradebook, assignment)
         names = [s.name for s in load_sources(source)]
         warnings = write_gradebook(rows, gradebook, {name: assignment for name in names})
         for warning in warnings:
@@ -133,3 +137,20 @@ def grade(
         click.echo(f"problems: {len(problems)} while collecting, see {out / 'problems.txt'}")
     click.echo(f"grades:   {out / 'grades.csv'}")
     click.echo(f"feedback: {out / 'feedback'}/<student>.html")
+
+
+def _check_gradebook(gradebook: str, assignment: str) -> None:
+    """Stop with what to do when the gradebook does not know the assignment."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from grader.report import _db_url
+
+    with Gradebook(_db_url(gradebook)) as gb:
+        try:
+            gb.find_assignment(assignment)
+        except MissingEntry:
+            raise click.ClickException(
+                f"the gradebook {gradebook} has no assignment {assignment!r}: create it in the "
+                f"course folder first (`nbgrader generate_assignment {assignment}`, see README), "
+                "or pass --assignment NAME. grades.csv and the feedback are written already."
+            ) from None

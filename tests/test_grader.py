@@ -323,6 +323,11 @@ def test_cli_grade_reports_and_refuses_bad_input(batch, tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "isolation:" in result.output and "grades.csv" in result.output
+    args = ["grade", str(empty), "--out", str(tmp_path / "r"), "--source", str(batch["source"])]
+    result = runner.invoke(cli, [*args, "--gradebook", str(tmp_path / "gradebook.db")])
+    assert result.exit_code != 0
+    assert "has no assignment 'workshop'" in result.output
+    assert "generate_assignment" in result.output
 
 
 def test_without_bubblewrap_limits_and_scores_still_hold(batch, tmp_path):
