@@ -277,66 +277,58 @@ def score_notebook(
     position = {c["grade_id"]: i for i, c in enumerate(cells) if c["grade_id"]}
     values = dict(run.probe_values)
     expected = dict(reference)
+    stopped = run.status if run.status in ("timeout", "crashed") else "crashed"
     rows, probe_index, previous = [], 0, -1
     for grade_id, points in source.grade_cells:
         index = position[grade_id]
         probes = source.probes.get(grade_id, [])
-        mine = range(probe_index, probe_index + len(probes))
+        first_probe = probe_index
         probe_index += len(probes)
-        if index in run.errors:
-            ename, evalue = run.errors[index]
-            row = GradeRow(
-                student, source.name, grade_id, 0.0, points, "failed", f"{ename}: {evalue}"
-            )
-            earlier = [i for i in run.errors if previous < i < index]
-            if earlier:
-                first = run.errors[earlier[0]]
-                row.message += (
-                    f" (an earlier cell, code cell {earlier[0] + 1}, raised {first[0]}: {first[1]})"
-                )
-            hits = [(i, why) for i, why in sorted(run.limit_hits.items()) if i <= index]
-            if hits:
-                cell, why = hits[-1]
-                row.status = "timeout" if why == "timeout" else "crashed"
-                row.message = (
-                    f"code cell {cell + 1} exceeded the time limit and was interrupted"
-                    if why == "timeout"
-                    else f"code cell {cell + 1} ran out of memory"
-                ) + f"; then this check failed: {ename}: {evalue}"
-        elif index not in run.executed:
-            status = run.status if run.status in ("timeout", "crashed") else "crashed"
-            message = run.reason or "the run stopped before this cell"
-            row = GradeRow(student, source.name, grade_id, 0.0, points, status, message)
-        else:
-            row = GradeRow(student, source.name, grade_id, points, points, "ok", "")
-            for i in mine:
-                if i not in values:
-                    status = run.status if run.status in ("timeout", "crashed") else "crashed"
-                    row = GradeRow(
-                        student,
-                        source.name,
-                        grade_id,
-                        0.0,
-                        points,
-                        status,
-                        f"value checks did not finish: {run.reason or 'the run stopped'}",
-                    )
+        status, message = _verdict(run, index, previous)
+        if status == "ok":
+            for offset, probe in enumerate(probes):
+                value = values.get(first_probe + offset, _MISSING)
+                if value is _MISSING:
+                    reason = run.reason or "the run stopped"
+                    status, message = stopped, f"value checks did not finish: {reason}"
                     break
-                if not same(values[i], expected.get(i)):
-                    row = GradeRow(
-                        student,
-                        source.name,
-                        grade_id,
-                        0.0,
-                        points,
-                        "failed",
-                        f"value check '{probes[i - mine.start].name}': "
-                        f"{probes[i - mine.start].message}",
-                    )
+                if not same(value, expected.get(first_probe + offset)):
+                    status, message = "failed", f"value check '{probe.name}': {probe.message}"
                     break
-        rows.append(row)
+        earned = points if status == "ok" else 0.0
+        rows.append(GradeRow(student, source.name, grade_id, earned, points, status, message))
         previous = index
     return rows
+
+
+_MISSING = object()
+
+
+def _verdict(run: NotebookRun, index: int, previous: int) -> tuple[str, str]:
+    """Status and message of the grade cell at ``index`` from the run alone (before probes)."""
+    if index not in run.executed and index not in run.errors:
+        stopped = run.status if run.status in ("timeout", "crashed") else "crashed"
+        return stopped, run.reason or "the run stopped before this cell"
+    if index not in run.errors:
+        return "ok", ""
+    ename, evalue = run.errors[index]
+    hits = [(i, why) for i, why in sorted(run.limit_hits.items()) if i <= index]
+    if hits:
+        cell, why = hits[-1]
+        if why == "timeout":
+            return "timeout", (
+                f"code cell {cell + 1} exceeded the time limit and was interrupted; "
+                f"then this check failed: {ename}: {evalue}"
+            )
+        return "crashed", (
+            f"code cell {cell + 1} ran out of memory; then this check failed: {ename}: {evalue}"
+        )
+    message = f"{ename}: {evalue}"
+    earlier = [i for i in run.errors if previous < i < index]
+    if earlier:
+        first = run.errors[earlier[0]]
+        message += f" (an earlier cell, code cell {earlier[0] + 1}, raised {first[0]}: {first[1]})"
+    return "failed", message
 
 
 # --- the batch --------------------------------------------------------------------------------

@@ -228,6 +228,14 @@ class Backend(abc.ABC):
 
     # --- helpers shared by all backends -------------------------------------------------------
     @staticmethod
+    def kinds_sql(column: str, n_kinds: int, exclude: bool) -> str:
+        """The ``AND column [NOT] IN (:kind0, ...)`` filter of a ranked fragment ("" if none)."""
+        if not n_kinds:
+            return ""
+        names = ", ".join(f":kind{i}" for i in range(n_kinds))
+        return f" AND {column} {'NOT IN' if exclude else 'IN'} ({names})"
+
+    @staticmethod
     def kind_binds(kinds: Sequence[str] | None) -> dict[str, str]:
         """Binds :kind0, :kind1, ... for a kinds filter."""
         return {f"kind{i}": k for i, k in enumerate(kinds or ())}

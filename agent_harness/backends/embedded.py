@@ -408,12 +408,6 @@ class EmbeddedBackend(Backend):
             )
         )
 
-    def _kinds_sql(self, column: str, n_kinds: int, exclude: bool) -> str:
-        if not n_kinds:
-            return ""
-        names = ", ".join(f":kind{i}" for i in range(n_kinds))
-        return f" AND {column} {'NOT IN' if exclude else 'IN'} ({names})"
-
     def vector_ranked_sql(self, n_kinds: int = 0, exclude: bool = False) -> str:
         # vec0 allows one ORDER BY distance on its KNN query: rank it one level up.
         return (
@@ -422,7 +416,7 @@ class EmbeddedBackend(Backend):
             " FROM memory_vec v"
             " WHERE v.embedding MATCH :qv AND v.k = :per_list"
             " AND v.scope = :user_id || char(31) || :agent_id"
-            + self._kinds_sql("v.kind", n_kinds, exclude)
+            + self.kinds_sql("v.kind", n_kinds, exclude)
             + " ORDER BY v.distance) knn"
         )
 
@@ -432,7 +426,7 @@ class EmbeddedBackend(Backend):
             "SELECT f.rowid AS id, ROW_NUMBER() OVER (ORDER BY f.rank, f.rowid) AS r,"
             " -f.rank AS score FROM memory_fts f JOIN memories mt ON mt.id = f.rowid"
             " WHERE memory_fts MATCH :q AND mt.user_id = :user_id AND mt.agent_id = :agent_id"
-            + self._kinds_sql("mt.kind", n_kinds, exclude)
+            + self.kinds_sql("mt.kind", n_kinds, exclude)
             + " ORDER BY f.rank, f.rowid LIMIT :per_list"
         )
 

@@ -802,13 +802,6 @@ class OracleBackend(Backend):
             f" {_iso(f'{a}.updated_at')} AS updated_at"
         )
 
-    @staticmethod
-    def _kinds_sql(column: str, n_kinds: int, exclude: bool) -> str:
-        if not n_kinds:
-            return ""
-        names = ", ".join(f":kind{i}" for i in range(n_kinds))
-        return f" AND {column} {'NOT IN' if exclude else 'IN'} ({names})"
-
     def vector_ranked_sql(self, n_kinds: int = 0, exclude: bool = False) -> str:
         # The HNSW index serves only ORDER BY VECTOR_DISTANCE(..., COSINE) FETCH APPROX, so the
         # tie-break on id and the ranks come one level up.
@@ -816,7 +809,7 @@ class OracleBackend(Backend):
             "SELECT knn.id, ROW_NUMBER() OVER (ORDER BY knn.score, knn.id) AS r, knn.score"
             " FROM (SELECT mv.id, VECTOR_DISTANCE(mv.embedding, :qv, COSINE) AS score"
             " FROM memories mv WHERE mv.user_id = :user_id AND mv.agent_id = :agent_id"
-            + self._kinds_sql("mv.kind", n_kinds, exclude)
+            + self.kinds_sql("mv.kind", n_kinds, exclude)
             + " ORDER BY VECTOR_DISTANCE(mv.embedding, :qv, COSINE)"
             " FETCH APPROX FIRST :per_list ROWS ONLY) knn"
         )
@@ -828,7 +821,7 @@ class OracleBackend(Backend):
             " FROM (SELECT mt.id, SCORE(1) AS score FROM memories mt"
             " WHERE CONTAINS(mt.content, :q, 1) > 0"
             " AND mt.user_id = :user_id AND mt.agent_id = :agent_id"
-            + self._kinds_sql("mt.kind", n_kinds, exclude)
+            + self.kinds_sql("mt.kind", n_kinds, exclude)
             + " ORDER BY SCORE(1) DESC, mt.id FETCH FIRST :per_list ROWS ONLY) ft"
         )
 
