@@ -14,7 +14,9 @@ from agent_harness.catalog import CatalogScanner
 from agent_harness.config import Settings
 from agent_harness.embeddings import get_embedder
 from agent_harness.memory import MemoryStore
+from agent_harness.observability import configure_from_env
 from agent_harness.offload import ToolOutputLog
+from agent_harness.provenance import Provenance, ProvenanceRecorder, TurnTracer
 from agent_harness.scratchpad import Scratchpad
 from agent_harness.skills import PROJECT_SKILLS, SkillLibrary
 
@@ -46,6 +48,8 @@ class Harness:
         skills: The skills library (manifest, load).
         scratchpad: Working files.
         offload: The store of whole tool outputs.
+        provenance: The trail of every agent turn (explain, turns_using, ...).
+        turn_hooks: What the agent loop calls at each step (provenance, tracing).
     """
 
     def __init__(self, settings: Settings):
@@ -61,6 +65,9 @@ class Harness:
         self.scratchpad = Scratchpad(self.backend, self.scope)
         self.offload = ToolOutputLog(self.memory)
         self.tools = ToolRegistry(self)
+        self.provenance = Provenance(self.backend)
+        #: Turn hooks of the agent loop: provenance trail and OpenTelemetry turn spans.
+        self.turn_hooks: list = [ProvenanceRecorder(self), TurnTracer(self)]
         self._llm = None
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -214,6 +221,7 @@ def connect(
     settings = Settings.from_env(
         backend=backend, data_dir=data_dir, user_id=user_id, agent_id=agent_id
     )
+    configure_from_env()
     harness = Harness(settings)
     if verbose:
         print(harness.describe())

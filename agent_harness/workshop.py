@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["call_todo", "hybrid_binds"]
+__all__ = ["call_todo", "hybrid_binds", "window_binds"]
 
 
 def call_todo(fn: Callable[..., Any], *args, **kwargs) -> Any:
@@ -32,4 +32,16 @@ def hybrid_binds(harness, query: str, k: int = 5, per_list: int = 30, rrf_k: int
         "k": int(k),
         "per_list": int(per_list),
         "rrf_k": int(rrf_k),
+    }
+
+
+def window_binds(harness, window_calls: int = 20, window_minutes: float = 60) -> dict:
+    """The bind values for a telemetry window: ``:window_calls`` and ``:since`` (the start of
+    the time window, in the form the backend's ``started_at`` column compares with)."""
+    import datetime as dt
+
+    since = harness.tools.clock() - dt.timedelta(minutes=float(window_minutes))
+    return {
+        "window_calls": int(window_calls),
+        "since": harness.backend.telemetry.time_bind(since),
     }

@@ -20,8 +20,8 @@ def llm(harness):
 
 def test_a_demo_prompt_dispatches_the_scripted_tool(harness, llm):
     result = agent_turn(harness, "Which voyages are delayed in the Pacific?", thread_id="t-agent")
-    assert [c["name"] for c in result.tool_calls] == ["delayed_voyages"]
-    assert result.tool_calls[0]["ok"] and not result.forced_final
+    assert [c.name for c in result.tool_calls] == ["delayed_voyages"]
+    assert result.tool_calls[0].ok and not result.forced_final
     assert result.answer.startswith("[offline replay]")
     first, second = llm.offline.requests[-2:]
     offered = {t["function"]["name"] for t in first["tools"]}
@@ -44,7 +44,7 @@ def test_unknown_tool_and_bad_arguments_become_error_observations(harness, llm):
     llm.offline.enqueue("done")
     result = agent_turn(harness, "anything at all", thread_id="t-agent")
     assert result.answer == "done"
-    assert [c["ok"] for c in result.tool_calls] == [False, False]
+    assert [c.ok for c in result.tool_calls] == [False, False]
     tool_messages = [m for m in result.messages if m["role"] == "tool"]
     assert "not available" in tool_messages[0]["content"]
     assert "missing required argument 'sql'" in tool_messages[1]["content"]
@@ -82,10 +82,10 @@ def test_big_outputs_are_offloaded_and_fetched_whole(harness, llm):
     result = agent_turn(
         harness, f"Show the full manifest of container {container}", thread_id="t-offload"
     )
-    names = [c["name"] for c in result.tool_calls]
+    names = [c.name for c in result.tool_calls]
     assert names == ["container_manifest", "fetch_tool_output"]
     tool_messages = [m for m in result.messages if m["role"] == "tool"]
-    call_id = result.tool_calls[0]["id"]
+    call_id = result.tool_calls[0].id
     assert tool_messages[0]["content"] == (
         full[:600] + f"...[+{len(full) - 600} chars. full output: "
         f"fetch_tool_output(tool_call_id='{call_id}')]"
@@ -98,7 +98,7 @@ def test_big_outputs_are_offloaded_and_fetched_whole(harness, llm):
 def test_offload_off_sends_everything(harness, llm):
     result = agent_turn(harness, "List hazardous containers", offload=False)
     tool_message = [m for m in result.messages if m["role"] == "tool"][0]
-    assert len(tool_message["content"]) == result.tool_calls[0]["output_chars"] > 600
+    assert len(tool_message["content"]) == result.tool_calls[0].output_chars > 600
 
 
 def test_each_turn_is_stored_as_an_episode(harness, llm):
@@ -118,5 +118,5 @@ def test_a_model_that_ignores_the_forced_final_still_gives_an_answer(harness, ll
 
 def test_forced_final_after_tools_quotes_what_the_tools_returned(harness, llm):
     result = agent_turn(harness, "Which voyages are delayed in the Pacific?", max_iterations=1)
-    assert result.forced_final and [c["name"] for c in result.tool_calls] == ["delayed_voyages"]
+    assert result.forced_final and [c.name for c in result.tool_calls] == ["delayed_voyages"]
     assert "delayed_voyages" in result.answer and "PACIFIC" in result.answer

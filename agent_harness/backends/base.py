@@ -71,6 +71,12 @@ class Backend(abc.ABC):
     #: True when the backend can load an embedding model into the database (an extra
     #: ``workshop setup`` step: :meth:`setup_embeddings`).
     can_embed_in_database: bool = False
+    #: Role objects of the self-healing registry (:mod:`agent_harness.backends.roles`), set
+    #: by each backend: ``telemetry``, ``breakers``, ``tool_ranking``, ``provenance``.
+    telemetry: Any
+    breakers: Any
+    tool_ranking: Any
+    provenance: Any
 
     # --- life cycle -------------------------------------------------------------------------
     @abc.abstractmethod

@@ -33,7 +33,14 @@ from agent_harness.backends.base import (
     ReadOnlyResult,
     Scope,
 )
+from agent_harness.backends.embedded_provenance import PROVENANCE_MIGRATIONS, EmbeddedProvenance
 from agent_harness.backends.embedded_readonly import ReadOnlyConnection
+from agent_harness.backends.embedded_registry import (
+    REGISTRY_MIGRATIONS,
+    EmbeddedBreakers,
+    EmbeddedTelemetry,
+    EmbeddedToolRanking,
+)
 from agent_harness.backends.tokens import MAX_QUERY_TOKENS, STOP_WORDS, query_tokens
 from agent_harness.embeddings import DIMENSIONS
 
@@ -134,6 +141,8 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
                 PRIMARY KEY (user_id, agent_id, path))""",
         ],
     ),
+    *REGISTRY_MIGRATIONS,
+    *PROVENANCE_MIGRATIONS,
 ]
 
 _BOXES = {"toolbox": "toolbox_vec", "skillbox": "skillbox_vec"}
@@ -168,6 +177,10 @@ class EmbeddedBackend(Backend):
         self._lock = threading.RLock()
         self.conn = self._open_harness()
         self._readonly: ReadOnlyConnection | None = None
+        self.telemetry = EmbeddedTelemetry(self)
+        self.breakers = EmbeddedBreakers(self)
+        self.tool_ranking = EmbeddedToolRanking(self)
+        self.provenance = EmbeddedProvenance(self)
 
     # --- life cycle -------------------------------------------------------------------------
     def _open_harness(self) -> apsw.Connection:

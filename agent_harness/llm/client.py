@@ -42,12 +42,16 @@ class LLM:
             return f"offline replay model at {self.client.base_url} (scripted, no network)"
         return f"live model {self.model} at {self.client.base_url}"
 
-    def chat(self, messages: list[dict], tools: list[dict] | None = None, **kwargs):
-        """One chat completion; returns the first choice's message."""
+    def complete(self, messages: list[dict], tools: list[dict] | None = None, **kwargs):
+        """One chat completion; returns the whole response (choices, usage, model)."""
         params = {"model": self.model, "messages": messages, **kwargs}
         if tools:
             params["tools"] = tools
-        return self.client.chat.completions.create(**params).choices[0].message
+        return self.client.chat.completions.create(**params)
+
+    def chat(self, messages: list[dict], tools: list[dict] | None = None, **kwargs):
+        """One chat completion; returns the first choice's message."""
+        return self.complete(messages, tools=tools, **kwargs).choices[0].message
 
 
 def make_llm(settings: Settings, timeout: float = 60.0) -> LLM:

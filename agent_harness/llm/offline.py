@@ -271,6 +271,8 @@ def _plan_step(
             continue
         if call.name in offered:
             calls.append((call.name, arguments))
+        elif call.fallback and call.fallback in offered:
+            calls.append((call.fallback, arguments))
         elif "search_knowledge" in offered and ctx.latest("search_knowledge") is None:
             # The scripted tool is not available this turn: look the question up instead.
             calls.append(("search_knowledge", {"query": ctx.question, "k": 5}))

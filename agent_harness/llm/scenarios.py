@@ -103,11 +103,14 @@ class ToolCall:
         name: The tool's name; it is only called when the request offers it.
         arguments: Argument values (may hold `Ref` placeholders) or a callable building them.
         when: Optional condition; the call is dropped when it returns False.
+        fallback: A tool to call with the same arguments when ``name`` is not offered (a
+            model picks the next best tool it sees).
     """
 
     name: str
     arguments: Arguments = field(default_factory=dict)
     when: Callable[[StepContext], bool] | None = None
+    fallback: str | None = None
 
     def arguments_for(self, ctx: StepContext) -> dict[str, Any] | None:
         """Return the call's arguments with placeholders filled, or None if it does not apply."""
@@ -251,6 +254,11 @@ def _load_first_skill(ctx: StepContext) -> dict[str, Any] | None:
     return {"name": name} if name else None
 
 
+def _live_feed_failed(ctx: StepContext) -> bool:
+    live = ctx.latest("ais_live_position")
+    return live is not None and '"error"' in live.content
+
+
 def _was_offloaded(ctx: StepContext) -> bool:
     return any(_OFFLOAD_MARKER in result.content for result in ctx.previous)
 
@@ -284,6 +292,23 @@ SCENARIOS: list[Scenario] = [
         pattern=r"\bvoyages?\b.*\bdelay|\bdelayed\b.*\bvoyages?\b",
         steps=[[ToolCall("delayed_voyages", _region_arguments)]],
         answer_hint="These are the delayed voyages reported by delayed_voyages.",
+    ),
+    Scenario(
+        # The flaky live feed first; when it fails (or is not offered because its circuit is
+        # open) the reliable stored track answers instead.
+        name="live_position",
+        pattern=r"(?=.*\blive\b).*?\bvessel\s+(?P<vessel>.+?)\s+"
+        r"(?:right\s+now|now|according|from|on)\b",
+        steps=[
+            [
+                ToolCall(
+                    "ais_live_position", {"vessel": group("vessel")}, fallback="vessel_position"
+                )
+            ],
+            [ToolCall("vessel_position", {"vessel": group("vessel")}, when=_live_feed_failed)],
+        ],
+        answer_hint="The ship's position: from the live AIS feed when it answered, else from the "
+        "stored track (vessel_position).",
     ),
     Scenario(
         name="vessel_position",

@@ -1,13 +1,15 @@
 """Tools: the registry, the core tools and the SUPPLYCHAIN domain tools."""
 
-from agent_harness.tools import core, domain  # noqa: F401 - importing registers the tools
+from agent_harness.tools import core, domain, live_feeds  # noqa: F401 - importing registers
 from agent_harness.tools.registry import (
     ALWAYS_ON,
     REGISTERED,
     Tool,
+    ToolCall,
     ToolDefinitionError,
     ToolError,
     ToolRegistry,
+    ToolResult,
     register,
 )
 
@@ -16,7 +18,9 @@ __all__ = [
     "REGISTERED",
     "Tool",
     "ToolDefinitionError",
+    "ToolCall",
     "ToolError",
     "ToolRegistry",
+    "ToolResult",
     "register",
 ]

@@ -16,6 +16,9 @@ from agent_harness.tools.lookups import (
 )
 from agent_harness.tools.registry import ToolError, register
 
+#: The category of every tool in this module (``@register`` reads it).
+TOOL_CATEGORY = "cargo"
+
 __all__ = [
     "UN_CLASSES",
     "container_manifest",

@@ -32,7 +32,7 @@ MAX_SQL_ROWS = 1000
 SNIPPET_CHARS = 500
 
 
-@register
+@register(category="core")
 def run_sql(sql: str, max_rows: int = 50) -> dict:
     """Run ONE read-only SQL query (SELECT or WITH ... SELECT) on the SUPPLYCHAIN data.
 
@@ -57,7 +57,7 @@ def run_sql(sql: str, max_rows: int = 50) -> dict:
     }
 
 
-@register
+@register(category="knowledge")
 def search_knowledge(
     query: str,
     k: int = 5,
@@ -94,7 +94,7 @@ def search_knowledge(
     ]
 
 
-@register
+@register(category="knowledge")
 def remember(content: str, kind: str = "note", subject: str | None = None) -> dict:
     """Store a fact in long-term memory so later turns can find it with search_knowledge.
 
@@ -110,7 +110,7 @@ def remember(content: str, kind: str = "note", subject: str | None = None) -> di
     return {"id": memory_id, "stored": True}
 
 
-@register
+@register(category="core")
 def exec_js(code: str, timeout_ms: int = 1000) -> dict:
     """Run JavaScript in a sandbox (no files, no network) for calculations.
 
@@ -125,7 +125,7 @@ def exec_js(code: str, timeout_ms: int = 1000) -> dict:
     return in_database if in_database is not None else run_js(code, timeout_ms)
 
 
-@register
+@register(category="skills")
 def load_skill(name: str) -> str:
     """Load a skill (a playbook with steps and SQL examples) by its name from the manifest.
 
@@ -138,7 +138,7 @@ def load_skill(name: str) -> str:
         raise ToolError(str(e)) from e
 
 
-@register
+@register(category="skills")
 def list_skills(query: str | None = None, k: int = 10) -> list[dict]:
     """List available skills (playbooks): the ones closest to a topic, or all of them.
 
@@ -156,7 +156,7 @@ def _scratch_path(path: str) -> str:
     return path
 
 
-@register
+@register(category="scratchpad")
 def scratch_write(path: str, content: str) -> dict:
     """Write (replace) a file in the agent's scratchpad, to keep notes between steps.
 
@@ -168,7 +168,7 @@ def scratch_write(path: str, content: str) -> dict:
     return {"path": _scratch_path(path), "size": scratch.write(_scratch_path(path), content)}
 
 
-@register
+@register(category="scratchpad")
 def scratch_read(path: str) -> dict:
     """Read a file from the agent's scratchpad.
 
@@ -181,7 +181,7 @@ def scratch_read(path: str) -> dict:
     return {"path": _scratch_path(path), "content": content}
 
 
-@register
+@register(category="scratchpad")
 def scratch_append(path: str, content: str) -> dict:
     """Append text to a scratchpad file (creating it), atomically.
 
@@ -193,13 +193,13 @@ def scratch_append(path: str, content: str) -> dict:
     return {"path": _scratch_path(path), "size": scratch.append(_scratch_path(path), content)}
 
 
-@register
+@register(category="scratchpad")
 def scratch_list() -> list[dict]:
     """List the files in the agent's scratchpad with their sizes."""
     return current().scratchpad.list()
 
 
-@register
+@register(category="knowledge")
 def scan_database(owner: str = "SUPPLYCHAIN") -> dict:
     """Scan a schema's tables, columns and foreign keys into memory (idempotent).
 
@@ -212,7 +212,7 @@ def scan_database(owner: str = "SUPPLYCHAIN") -> dict:
         raise ToolError(str(e)) from e
 
 
-@register
+@register(category="core")
 def fetch_tool_output(tool_call_id: str) -> dict:
     """Fetch the WHOLE output of an earlier tool call that was shown cut short.
 

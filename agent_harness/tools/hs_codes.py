@@ -8,6 +8,9 @@ from agent_harness.supplychain.catalogue import PRODUCTS
 from agent_harness.tools.lookups import query, required_text, usd
 from agent_harness.tools.registry import ToolError, register
 
+#: The category of every tool in this module (``@register`` reads it).
+TOOL_CATEGORY = "cargo"
+
 __all__ = [
     "HS_CHAPTERS",
     "HS_HEADINGS",

@@ -14,6 +14,9 @@ from agent_harness.tools.lookups import (
 )
 from agent_harness.tools.registry import register
 
+#: The category of every tool in this module (``@register`` reads it).
+TOOL_CATEGORY = "ports"
+
 __all__ = [
     "port_info",
     "port_distance",

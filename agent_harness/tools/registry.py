@@ -1,39 +1,48 @@
-"""The tool registry: ``@register`` turns a documented, typed function into an LLM tool.
+"""The tool registry of one harness: a catalog in SQL that watches its own tools.
 
-``@register`` (no arguments) reads the function's name, its Google-style docstring (required:
-it is the tool's public spec, every argument documented under ``Args:``) and its type hints, and
-builds an OpenAI function schema with pydantic. A registered name is never silently replaced:
-a second, different function with the same name is refused.
+:class:`ToolRegistry` keeps the tools (``@register``-ed functions, see
+:mod:`agent_harness.tools.definition`) in the vector-indexed ``toolbox`` table and
 
-:class:`ToolRegistry` stores the tools in the vector-indexed ``toolbox`` table, retrieves the top-k
-tools for a query plus an always-on set, validates a call's arguments against the schema before
-dispatch, and returns every result (or error) as JSON text for the model.
+* **retrieves** the tools for a query: ranked by meaning first and track record second in ONE
+  statement (:meth:`rank`), filtered by category, open tools left out, plus an always-on set;
+* **calls** them (:meth:`call`, :meth:`call_detailed`): validation, a time limit, and two call
+  hooks: telemetry (one ``tool_telemetry`` row per call) and the circuit breaker;
+* **watches** them: :meth:`stats` (sliding-window statistics in SQL), :meth:`ooda` (observe,
+  orient, decide, act), :meth:`disable` / :meth:`enable` by hand, :meth:`policy`.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
-import re
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-import pydantic
-
+from agent_harness.backends.roles import utc_now
+from agent_harness.breaker import BreakerError, CircuitBreaker, Policy, effective_state
 from agent_harness.memory import content_hash
-from agent_harness.tools import context
-from agent_harness.values import dumps
+from agent_harness.telemetry import TelemetryRecorder
+from agent_harness.tools.definition import (
+    REGISTERED,
+    Tool,
+    ToolDefinitionError,
+    ToolError,
+    _add,
+    parse_docstring,
+    register,
+)
+from agent_harness.tools.dispatch import HookFailures, ToolCall, ToolResult, dispatch
 
 __all__ = [
     "register",
     "Tool",
+    "ToolCall",
+    "ToolResult",
     "ToolError",
     "ToolDefinitionError",
     "ToolRegistry",
     "REGISTERED",
     "ALWAYS_ON",
+    "parse_docstring",
 ]
 
 #: Sent on every turn whatever the query: the agent's basic senses.
@@ -48,203 +57,28 @@ ALWAYS_ON = (
 )
 
 
-class ToolError(Exception):
-    """Raised by a tool for a problem the model can fix (bad name, nothing found, ...).
-
-    The message reaches the model as ``{"error": message}``: say what was wrong and what to do.
-    """
-
-
-class ToolDefinitionError(TypeError):
-    """The function cannot be a tool (no docstring, undocumented argument, duplicate name)."""
-
-
-_SECTION = re.compile(r"^\s*(Args|Arguments|Returns|Raises|Yields|Examples?|Notes?):\s*$")
-_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
-
-
-def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """Split a Google-style docstring into (description, {argument: description}).
-
-    The description is the text before the first section header; argument descriptions may
-    continue on more-indented lines.
-    """
-    lines = inspect.cleandoc(doc or "").splitlines()
-    description: list[str] = []
-    args: dict[str, str] = {}
-    section = None
-    current = None
-    arg_indent = None
-    for line in lines:
-        header = _SECTION.match(line)
-        if header:
-            section = header.group(1)
-            current = None
-            arg_indent = None
-            continue
-        if section is None:
-            description.append(line)
-        elif section in ("Args", "Arguments") and line.strip():
-            indent = len(line) - len(line.lstrip())
-            match = _ARG_LINE.match(line)
-            if match and (arg_indent is None or indent <= arg_indent):
-                arg_indent = indent
-                current = match.group(1).lstrip("*")
-                args[current] = match.group(3).strip()
-            elif current:
-                args[current] = (args[current] + " " + line.strip()).strip()
-    text = "\n".join(description).strip()
-    return re.sub(r"\s*\n\s*", " ", text), args
-
-
-def _clean_schema(node: Any) -> Any:
-    """Drop pydantic's titles; keep the schema small, as every token is sent to the model."""
-    if isinstance(node, dict):
-        return {k: _clean_schema(v) for k, v in node.items() if k != "title"}
-    if isinstance(node, list):
-        return [_clean_schema(v) for v in node]
-    return node
-
-
-@dataclass
-class Tool:
-    """A registered tool: the function, its argument model and its OpenAI schema."""
-
-    name: str
-    description: str
-    function: Callable[..., Any]
-    arguments_model: type[pydantic.BaseModel]
-    parameters: dict
-    category: str | None = None
-    source: str = field(default="")
-
-    @classmethod
-    def from_function(cls, fn: Callable[..., Any]) -> Tool:
-        """Build a tool from a function, or raise :class:`ToolDefinitionError` saying why."""
-        name = fn.__name__
-        if not re.match(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$", name):
-            raise ToolDefinitionError(f"tool name {name!r} must match ^[a-zA-Z_][a-zA-Z0-9_]*$")
-        if not (fn.__doc__ or "").strip():
-            raise ToolDefinitionError(
-                f"tool {name!r} has no docstring. The docstring is the tool's spec for the model:"
-                " write what it answers, then an Args: section describing every argument."
-            )
-        description, arg_docs = parse_docstring(fn.__doc__)
-        if not description:
-            raise ToolDefinitionError(f"tool {name!r}: the docstring needs a description line")
-        signature = inspect.signature(fn)
-        try:
-            hints = inspect.get_annotations(fn, eval_str=True)
-        except Exception as e:  # a hint that does not evaluate
-            raise ToolDefinitionError(f"tool {name!r}: cannot read its type hints: {e}") from e
-        fields: dict[str, Any] = {}
-        for param in signature.parameters.values():
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                raise ToolDefinitionError(f"tool {name!r}: *args/**kwargs cannot be described")
-            if param.name not in hints:
-                raise ToolDefinitionError(
-                    f"tool {name!r}: argument {param.name!r} has no type hint"
-                )
-            if param.name not in arg_docs:
-                raise ToolDefinitionError(
-                    f"tool {name!r}: argument {param.name!r} is not documented in the docstring's"
-                    " Args: section; the model needs to know what it means"
-                )
-            default = ... if param.default is param.empty else param.default
-            fields[param.name] = (
-                hints[param.name],
-                pydantic.Field(default, description=arg_docs[param.name]),
-            )
-        model = pydantic.create_model(
-            f"{name}_arguments", __config__=pydantic.ConfigDict(extra="forbid"), **fields
-        )
-        parameters = _clean_schema(model.model_json_schema())
-        parameters.setdefault("properties", {})
-        parameters.setdefault("required", [])
-        parameters["additionalProperties"] = False
-        return cls(
-            name=name,
-            description=description,
-            function=fn,
-            arguments_model=model,
-            parameters=parameters,
-            source=f"{fn.__module__}.{fn.__qualname__}",
-        )
-
-    def schema(self) -> dict:
-        """The OpenAI ``tools`` entry for this tool."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
-        }
-
-    def takes(self) -> str:
-        """A one-line reminder of the arguments, e.g. "find_vessel takes: name, limit?"."""
-        names = ", ".join(
-            f"{n}{'' if n in self.parameters['required'] else '?'}"
-            for n in self.parameters["properties"]
-        )
-        return f"{self.name} takes: {names or 'no arguments'}"
-
-    def index_text(self) -> str:
-        """What the toolbox embeds: "name: description / args: a, b"."""
-        args = ", ".join(self.parameters.get("properties", {}))
-        return f"{self.name}: {self.description} / args: {args}"
-
-
-#: Every tool registered with ``@register`` in this process, by name.
-REGISTERED: dict[str, Tool] = {}
-
-
-def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Decorator: make ``fn`` a tool (no arguments; the function is returned unchanged).
-
-    Raises:
-        ToolDefinitionError: No docstring, an undocumented or untyped argument, or a name that
-            another function already registered. Re-running the cell that defines the SAME
-            function (same module and qualified name) replaces it, so notebooks can be re-run.
-    """
-    tool = Tool.from_function(fn)
-    existing = REGISTERED.get(tool.name)
-    if existing is not None and existing.source != tool.source:
-        raise ToolDefinitionError(
-            f"a tool named {tool.name!r} is already registered (by {existing.source});"
-            " choose another name"
-        )
-    REGISTERED[tool.name] = tool
-    return fn
-
-
-def _format_validation_error(tool: Tool, error: pydantic.ValidationError) -> str:
-    problems = []
-    for item in error.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "arguments"
-        if item["type"] == "missing":
-            problems.append(f"missing required argument '{where}'")
-        elif item["type"] == "extra_forbidden":
-            problems.append(f"unexpected argument '{where}'")
-        else:
-            problems.append(f"argument '{where}': {item['msg']} (got {item.get('input')!r:.60})")
-    return f"{'; '.join(problems)}. {tool.takes()}"
-
-
 class ToolRegistry:
-    """The tools of one harness: stored in the toolbox table and retrieved by meaning.
+    """The tools of one harness: stored in the toolbox table, retrieved, called and watched.
 
     Args:
         harness: The harness the tools run against (set as the tools' context during a call).
         tools: The tools to offer; defaults to every registered tool.
         always_on: Names sent on every turn.
+
+    Attributes:
+        hooks: The call hooks, in order: telemetry first, then the circuit breaker.
+        hook_failures: Counts of hook failures (a failed telemetry write never breaks a call).
+        clock: Returns the current aware UTC time (tests move it forward).
     """
 
     def __init__(self, harness, tools: dict[str, Tool] | None = None, always_on=ALWAYS_ON):
         self.harness = harness
         self._tools = dict(tools if tools is not None else REGISTERED)
         self.always_on = tuple(n for n in always_on if n in self._tools)
+        self.clock: Callable[[], Any] = utc_now
+        self.breaker = CircuitBreaker(self)
+        self.hooks: list = [TelemetryRecorder(harness.backend.telemetry), self.breaker]
+        self.hook_failures = HookFailures()
 
     # --- the catalog --------------------------------------------------------------------------
     def names(self) -> list[str]:
@@ -257,18 +91,33 @@ class ToolRegistry:
             raise KeyError(f"unknown tool {name!r}; available: {', '.join(self.names())}")
         return self._tools[name]
 
-    def add(self, fn_or_tool: Callable[..., Any] | Tool) -> Tool:
-        """Register a function (or tool) in this registry and index it."""
-        tool = fn_or_tool if isinstance(fn_or_tool, Tool) else Tool.from_function(fn_or_tool)
-        existing = self._tools.get(tool.name)
-        if existing is not None and existing.source != tool.source:
-            raise ToolDefinitionError(
-                f"a tool named {tool.name!r} is already registered (by {existing.source});"
-                " choose another name"
-            )
-        self._tools[tool.name] = tool
+    def categories(self) -> dict[str, list[str]]:
+        """Tool names by category."""
+        found: dict[str, list[str]] = {}
+        for tool in sorted(self._tools.values(), key=lambda t: t.name):
+            found.setdefault(tool.category, []).append(tool.name)
+        return dict(sorted(found.items()))
+
+    def add(self, fn_or_tool: Callable[..., Any] | Tool, **options) -> Tool:
+        """Register a function (or tool) in this registry and index it.
+
+        Args:
+            fn_or_tool: A documented, typed function or a :class:`Tool`.
+            **options: ``category=`` and ``timeout_s=`` as for ``@register``.
+        """
+        tool = (
+            fn_or_tool
+            if isinstance(fn_or_tool, Tool)
+            else Tool.from_function(fn_or_tool, **options)
+        )
+        _add(tool, self._tools)
         self.sync()
         return tool
+
+    def remove(self, name: str) -> None:
+        """Take a tool out of this registry and the toolbox (its telemetry stays)."""
+        self._tools.pop(name, None)
+        self.sync()
 
     def schemas(self, names: list[str] | None = None) -> list[dict]:
         """OpenAI schemas of the named tools (all when None)."""
@@ -290,7 +139,9 @@ class ToolRegistry:
                 "category": tool.category,
                 "always_on": int(tool.name in self.always_on),
             }
-            fields["content_hash"] = content_hash(tool.index_text() + fields["parameters"])
+            fields["content_hash"] = content_hash(
+                tool.index_text() + fields["parameters"] + tool.category
+            )
             if stored.get(tool.name) != fields["content_hash"]:
                 changed.append((tool, fields))
         vectors = self.harness.embed([t.index_text() for t, _ in changed]) if changed else []
@@ -304,29 +155,82 @@ class ToolRegistry:
             "removed": len(removed),
         }
 
-    def retrieve(self, query: str, k: int = 5, always_on: bool = True) -> list[dict]:
-        """The tools to send for this query: the top-k by meaning plus the always-on set.
+    # --- retrieval ----------------------------------------------------------------------------
+    def rank(
+        self,
+        query: str,
+        k: int | None = 5,
+        categories: list[str] | None = None,
+        include_open: bool = False,
+    ) -> list[dict]:
+        """Tools ranked for ``query`` in ONE SQL statement: meaning first, track record second.
+
+        ``score = similarity - 0.10 * (1 - track) - 0.05 * (1 - speed)`` with ``track =
+        (successes + 2) / (calls + 2)`` and ``speed = 1000 / (1000 + p50_ms)`` over each tool's
+        window (weights in the policy): at most 0.15 off the similarity, so a tool only
+        overtakes one of near-equal meaning. Ties by name.
 
         Args:
             query: The user's question (or any text).
-            k: How many tools to pick by similarity; k >= the registry size returns every tool.
-            always_on: Add the always-on tools (without counting them in k).
+            k: How many (None: all).
+            categories: Only tools of these categories (None: all).
+            include_open: Keep open tools (state ``open``) in the list.
 
         Returns:
-            OpenAI tool schemas, always-on first, then by similarity.
+            Rows: name, category, similarity, calls, successes, p50_ms, state, score.
+        """
+        policy = self.policy()
+        now = self.clock()
+        text = str(query or "")
+        if categories is not None:
+            categories = [categories] if isinstance(categories, str) else list(categories)
+        return self.harness.backend.tool_ranking.rank(
+            self.harness.embed([text])[0],
+            text,
+            window_calls=policy.window_calls,
+            since=policy.since(now),
+            now=now,
+            weights=policy.weights(),
+            categories=categories,
+            include_open=include_open,
+            k=k,
+        )
+
+    def candidates(self, query: str) -> list[dict]:
+        """Every tool with its similarity to ``query``, its window's calls, successes and p50,
+        and its state: the inputs of the ranking (notebook 06 ranks them in Python)."""
+        rows = self.rank(query, k=None, include_open=True)
+        return sorted(({k: r[k] for k in r if k != "score"} for r in rows), key=lambda r: r["name"])
+
+    def retrieve(
+        self,
+        query: str,
+        k: int = 5,
+        always_on: bool = True,
+        categories: list[str] | None = None,
+    ) -> list[dict]:
+        """The tools to send for this query: the top-k (:meth:`rank`) plus the always-on set.
+
+        Open tools are never offered, always-on ones included.
+
+        Args:
+            query: The user's question (or any text).
+            k: How many tools to pick by rank; k >= the registry size returns every tool.
+            always_on: Add the always-on tools (without counting them in k).
+            categories: Only tools of these categories for the top-k (the always-on set is
+                added whatever its categories).
+
+        Returns:
+            OpenAI tool schemas, always-on first, then by rank.
         """
         k = max(0, int(k))
-        if k >= len(self._tools):
-            picked = self.names()
-        else:
-            vector = self.harness.embed([str(query or "")])[0]
-            candidates = self.harness.backend.nearest_indexed(
-                "toolbox", vector, k + len(self.always_on), str(query or "")
-            )
-            skip = set(self.always_on) if always_on else set()
-            picked = [n for n in candidates if n in self._tools and n not in skip][:k]
+        skip = set(self.always_on) if always_on else set()
+        ranked = self.rank(query, k=None, categories=categories, include_open=True)
+        offerable = [r["name"] for r in ranked if r["state"] != "open" and r["name"] in self._tools]
+        picked = [n for n in offerable if n not in skip][:k]
         if always_on:
-            picked = [*self.always_on, *[n for n in picked if n not in self.always_on]]
+            off = self.open_tools()
+            picked = [*[n for n in self.always_on if n not in off], *picked]
         return self.schemas(picked)
 
     # --- calling ------------------------------------------------------------------------------
@@ -334,52 +238,139 @@ class ToolRegistry:
         """Validate the arguments, run the tool, and return its result as JSON text.
 
         Problems the model caused (unknown tool, malformed or wrong arguments, a ToolError, an
-        exception inside the tool) come back as ``{"error": "..."}`` so the model can correct
-        itself; they never raise.
+        exception inside the tool, a time-out, an open circuit) come back as
+        ``{"error": "..."}`` so the model can correct itself; they never raise.
         """
-        result = self.call_detailed(name, arguments)
-        return result["output"]
+        return self.call_detailed(name, arguments).output
 
-    def call_detailed(self, name: str, arguments: dict | str | None = None) -> dict:
-        """Like :meth:`call`, returning ``{"output", "ok", "error", "duration_ms"}``."""
-        started = time.perf_counter()
+    def call_detailed(
+        self,
+        name: str,
+        arguments: dict | str | None = None,
+        *,
+        call_id: str | None = None,
+        thread_id: str | None = None,
+        turn_id: str | None = None,
+        offered=None,
+    ) -> ToolResult:
+        """Like :meth:`call`, returning the typed :class:`ToolResult` (output, success,
+        error_type, duration_ms, telemetry_id, ...).
 
-        def done(output: str, ok: bool, error: str | None = None) -> dict:
-            return {
-                "output": output,
-                "ok": ok,
-                "error": error,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-            }
+        Args:
+            name: The tool.
+            arguments: A dict or JSON text.
+            call_id: The model's tool call id (a fresh one if None).
+            thread_id: The conversation, recorded with the call.
+            turn_id: The agent turn, recorded with the call.
+            offered: The names offered in this turn: any other tool is refused.
+        """
+        call = ToolCall(
+            name=name,
+            arguments=arguments,
+            thread_id=thread_id,
+            turn_id=turn_id,
+            offered=frozenset(offered) if offered is not None else None,
+        )
+        if call_id:
+            call.call_id = call_id
+        return dispatch(self._tools, call, self.harness, self.hooks, self.hook_failures)
 
-        def fail(message: str) -> dict:
-            return done(dumps({"error": message}), False, message)
+    # --- watching -----------------------------------------------------------------------------
+    def policy(self) -> Policy:
+        """The thresholds stored in the settings table (defaults where none is stored)."""
+        return Policy.load(self.harness.backend.breakers)
 
-        tool = self._tools.get(name) if isinstance(name, str) else None
-        if tool is None:
-            return fail(f"unknown tool {name!r}. Available tools: {', '.join(self.names())}")
-        if arguments is None or arguments == "":
-            arguments = {}
-        if isinstance(arguments, (str, bytes)):
-            try:
-                arguments = json.loads(arguments)
-            except ValueError as e:
-                return fail(f"arguments are not valid JSON ({e}). {tool.takes()}")
-        if not isinstance(arguments, dict):
-            return fail(
-                f"arguments must be a JSON object, not {type(arguments).__name__}. {tool.takes()}"
+    def set_policy(self, **values) -> Policy:
+        """Change thresholds (validated), e.g. ``set_policy(min_calls=5)``; returns the policy.
+
+        Raises:
+            BreakerError: An unknown name or a value out of range, with the allowed ones.
+        """
+        unknown = sorted(set(values) - set(Policy.model_fields))
+        if unknown:
+            raise BreakerError(
+                f"unknown policy setting(s) {unknown}; use: {', '.join(Policy.model_fields)}"
             )
         try:
-            validated = tool.arguments_model.model_validate(arguments)
-        except pydantic.ValidationError as e:
-            return fail(_format_validation_error(tool, e))
-        kwargs = {f: getattr(validated, f) for f in type(validated).model_fields}
-        try:
-            with context.using(self.harness):
-                value = tool.function(**kwargs)
-        except ToolError as e:
-            return fail(str(e))
-        except Exception as e:  # the tool failed: the model sees it as an observation
-            return fail(f"{name} failed: {type(e).__name__}: {e}")
-        output = value if isinstance(value, str) else dumps(value)
-        return done(output, True)
+            policy = Policy.model_validate({**self.policy().model_dump(), **values})
+        except Exception as e:  # pydantic's message names the field and the bound
+            raise BreakerError(f"invalid policy value: {e}") from None
+        policy.save(self.harness.backend.breakers, names=list(values))
+        return policy
+
+    def stats(self, window_calls: int | None = None, window_minutes: float | None = None):
+        """Per tool over its sliding window, in ONE SQL statement: calls, successes, failures,
+        success_rate, p50_ms, p95_ms, last_used, last_error, last_called, and its breaker
+        state. A list of dicts (``pandas.DataFrame(h.tools.stats())``)."""
+        policy = self.policy()
+        now = self.clock()
+        window = policy.model_copy(
+            update={
+                k: v
+                for k, v in {"window_calls": window_calls, "window_minutes": window_minutes}.items()
+                if v
+            }
+        )
+        rows = self.harness.backend.telemetry.stats(window.window_calls, window.since(now))
+        states = {r["tool_name"]: r for r in self.harness.backend.breakers.all()}
+        for row in rows:
+            row["state"] = effective_state(states.get(row["tool"]), now)
+        return rows
+
+    def states(self) -> dict[str, dict]:
+        """Breaker rows of the tools that ever left ``closed``, by name."""
+        return {r["tool_name"]: r for r in self.harness.backend.breakers.all()}
+
+    def open_tools(self) -> set[str]:
+        """Names of the tools that are open now (waiting, not yet retryable)."""
+        now = self.clock()
+        return {
+            r["tool_name"]
+            for r in self.harness.backend.breakers.all()
+            if effective_state(r, now) == "open"
+        }
+
+    def transitions(self, tool: str | None = None, limit: int = 200) -> list[dict]:
+        """Breaker transitions (newest first) with reason, actor and evidence."""
+        return self.harness.backend.breakers.transitions(tool, limit)
+
+    def telemetry(self, tool: str | None = None, after_id: int = 0, limit: int = 1000):
+        """Telemetry rows, oldest first (for tables and plots)."""
+        return self.harness.backend.telemetry.rows(tool, after_id, limit)
+
+    def disable(self, name: str, reason: str) -> None:
+        """Switch a tool off by hand (open, no automatic retry) until :meth:`enable`.
+
+        Raises:
+            BreakerError: Unknown tool or no reason given.
+        """
+        self._known(name)
+        if not str(reason or "").strip():
+            raise BreakerError("say why the tool is switched off: disable(name, reason='...')")
+        self.breaker.change(
+            name, "open", f"disabled by hand: {reason}", actor="manual", manual_hold=True
+        )
+
+    def enable(self, name: str, reason: str = "enabled by hand") -> None:
+        """Switch a tool back on (closed, with a fresh window and no backoff history)."""
+        self._known(name)
+        row = self.harness.backend.breakers.get(name)
+        if row is not None:
+            row = {**row, "opened_count": 0}
+        self.breaker.change(name, "closed", reason, actor="manual", row=row)
+
+    def ooda(self, dry_run: bool = False, decide=None):
+        """Run one OODA pass now (see :func:`agent_harness.ooda.run_ooda`); returns its report.
+
+        Args:
+            dry_run: Decide without acting.
+            decide: A policy function to use instead of the library's
+                (``decide(stats, states, policy, now) -> [{"tool", "to", "reason"}]``).
+        """
+        from agent_harness.ooda import run_ooda
+
+        return run_ooda(self, dry_run=dry_run, decide_fn=decide)
+
+    def _known(self, name: str) -> None:
+        if name not in self._tools:
+            raise BreakerError(f"unknown tool {name!r}; available: {', '.join(self.names())}")

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from agent_harness.tools.registry import ToolError, register
 
+#: The category of every tool in this module (``@register`` reads it).
+TOOL_CATEGORY = "units"
+
 __all__ = [
     "UNITS",
     "UNIT_ALIASES",

@@ -27,6 +27,9 @@ from agent_harness.tools.lookups import (
 )
 from agent_harness.tools.registry import ToolError, register
 
+#: The category of every tool in this module (``@register`` reads it).
+TOOL_CATEGORY = "vessels"
+
 __all__ = [
     "find_vessel",
     "vessel_position",

@@ -13,6 +13,9 @@ from agent_harness.tools.lookups import (
 )
 from agent_harness.tools.registry import register
 
+#: The category of every tool in this module (``@register`` reads it).
+TOOL_CATEGORY = "voyages"
+
 __all__ = [
     "voyage_status",
     "delayed_voyages",

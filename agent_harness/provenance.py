@@ -1,0 +1,265 @@
+"""Decision provenance: every agent turn leaves its trail in the database, in the same
+transaction-capable database as everything else (not a second graph store).
+
+:class:`ProvenanceRecorder` is a turn hook (see :mod:`agent_harness.agent`). Per turn it writes
+one ``agent_turns`` row and a tree of ``turn_events``:
+
+* ``tools_offered`` (count, schema bytes, about four bytes a token) with one ``tool_offered``
+  child per tool (position, schema bytes);
+* ``model_step`` per model request (request size, tools sent, usage tokens, duration, forced),
+  with one ``tool_call`` child per call (linked to its telemetry row by ``telemetry_id``; ok,
+  error type, output size) and an ``offload`` child when the output was stored whole;
+* ``answer`` (forced or not).
+
+Later capabilities add their own event kinds to the same tree (a skill that unlocks tools
+records ``skill_loaded`` / ``tools_unlocked`` under its ``tool_call``). :class:`Provenance`
+(``h.provenance``) reads it back: :meth:`Provenance.explain` returns a turn as a tree,
+:meth:`Provenance.turns_using` and :meth:`Provenance.offered_never_called` answer the two
+classic questions. On Oracle the tables are also a SQL property graph (``GRAPH_TABLE``); on
+the embedded backend the walks are recursive CTEs.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agent_harness.agent import ModelStep, ToolCallRecord, TurnHooks, TurnResult
+from agent_harness.backends.roles import utc_now
+from agent_harness.observability import end_span, start_span
+
+__all__ = ["Provenance", "ProvenanceRecorder", "TurnTracer", "schema_bytes"]
+
+
+def schema_bytes(schema: dict) -> int:
+    """Size of a tool schema as sent (compact JSON, UTF-8 bytes)."""
+    return len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+class ProvenanceRecorder(TurnHooks):
+    """Writes each turn's trail (a turn hook)."""
+
+    def __init__(self, harness) -> None:
+        self.harness = harness
+        self.store = harness.backend.provenance
+        self._seq: dict[str, int] = {}
+        self._step_event: dict[tuple[str, int], int] = {}
+
+    def _event(self, turn: TurnResult, kind: str, parent: int | None = None, **fields) -> int:
+        seq = self._seq.get(turn.turn_id, 0) + 1
+        self._seq[turn.turn_id] = seq
+        return self.store.add_event(
+            {
+                "turn_id": turn.turn_id,
+                "parent_id": parent,
+                "seq": seq,
+                "kind": kind,
+                "at": utc_now(),
+                **fields,
+            }
+        )
+
+    def on_turn_start(self, turn: TurnResult) -> None:
+        scope = self.harness.scope
+        self.store.start_turn(
+            {
+                "turn_id": turn.turn_id,
+                "thread_id": turn.thread_id,
+                "user_id": scope.user_id,
+                "agent_id": scope.agent_id,
+                "question": turn.question,
+                "model": turn.model,
+                "started_at": utc_now(),
+            }
+        )
+
+    def on_tools_offered(self, turn: TurnResult) -> None:
+        sizes = [schema_bytes(t) for t in turn.offered]
+        parent = self._event(
+            turn,
+            "tools_offered",
+            detail={
+                "count": len(sizes),
+                "schema_bytes": sum(sizes),
+                "approx_tokens": round(sum(sizes) / 4),
+            },
+        )
+        for position, (schema, size) in enumerate(zip(turn.offered, sizes), start=1):
+            self._event(
+                turn,
+                "tool_offered",
+                parent,
+                name=schema["function"]["name"],
+                detail={"position": position, "schema_bytes": size},
+            )
+
+    def on_model_step(self, turn: TurnResult, step: ModelStep) -> None:
+        self._step_event[(turn.turn_id, step.index)] = self._event(
+            turn,
+            "model_step",
+            name=turn.model,
+            duration_ms=step.duration_ms,
+            detail={
+                "index": step.index,
+                "request_chars": step.request_chars,
+                "tools_sent": step.tools_sent,
+                "forced": step.forced,
+                "tool_calls": len(step.reply.tool_calls or []) if step.reply else 0,
+                "usage": step.usage,
+            },
+        )
+
+    def on_tool_call(self, turn: TurnResult, step: ModelStep, record: ToolCallRecord) -> None:
+        result = record.result
+        event = self._event(
+            turn,
+            "tool_call",
+            self._step_event.get((turn.turn_id, step.index)),
+            name=record.name,
+            ok=result.ok,
+            telemetry_id=result.telemetry_id,
+            duration_ms=result.duration_ms,
+            detail={
+                "call_id": record.id,
+                "error_type": result.error_type,
+                "output_chars": result.output_chars,
+                "arguments": record.arguments[:500],
+            },
+        )
+        if record.offloaded:
+            self._event(
+                turn,
+                "offload",
+                event,
+                name=record.name,
+                detail={
+                    "memory_id": record.memory_id,
+                    "chars": result.output_chars,
+                    "shown_chars": len(record.shown),
+                },
+            )
+
+    def on_turn_end(self, turn: TurnResult) -> None:
+        self._event(
+            turn, "answer", ok=True, detail={"forced": turn.forced_final, "chars": len(turn.answer)}
+        )
+        usage = turn.usage()
+        self.store.finish_turn(
+            turn.turn_id,
+            {
+                "answer": turn.answer,
+                "status": "forced" if turn.forced_final else "answered",
+                "duration_ms": turn.duration_ms,
+                "model": turn.model,
+                "prompt_tokens": usage.get("prompt_tokens"),
+                "completion_tokens": usage.get("completion_tokens"),
+                "total_tokens": usage.get("total_tokens"),
+            },
+        )
+        self._seq.pop(turn.turn_id, None)
+        for key in [k for k in self._step_event if k[0] == turn.turn_id]:
+            del self._step_event[key]
+
+
+class TurnTracer(TurnHooks):
+    """OpenTelemetry spans of a turn: ``invoke_agent {agent}`` around it, ``chat {model}``
+    around each model request; the tool calls' ``execute_tool`` spans nest inside."""
+
+    def __init__(self, harness) -> None:
+        self.harness = harness
+        self._spans: dict = {}
+
+    def on_turn_start(self, turn: TurnResult) -> None:
+        self._spans[turn.turn_id] = start_span(
+            f"invoke_agent {self.harness.scope.agent_id}",
+            {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": self.harness.scope.agent_id,
+                "gen_ai.conversation.id": turn.thread_id,
+                "workshop.turn_id": turn.turn_id,
+            },
+        )
+
+    def before_model_step(self, turn: TurnResult, step: ModelStep) -> None:
+        model = turn.model or "model"
+        self._spans[(turn.turn_id, step.index)] = start_span(
+            f"chat {model}", {"gen_ai.operation.name": "chat", "gen_ai.request.model": model}
+        )
+
+    def on_model_step(self, turn: TurnResult, step: ModelStep) -> None:
+        span, token = self._spans.pop((turn.turn_id, step.index))
+        end_span(
+            span,
+            token,
+            **{
+                "gen_ai.usage.input_tokens": step.usage.get("prompt_tokens"),
+                "gen_ai.usage.output_tokens": step.usage.get("completion_tokens"),
+                "gen_ai.response.model": turn.model,
+            },
+        )
+
+    def on_turn_end(self, turn: TurnResult) -> None:
+        span, token = self._spans.pop(turn.turn_id)
+        end_span(span, token)
+
+
+class Provenance:
+    """Reads the trail (``h.provenance``).
+
+    Args:
+        backend: The backend whose ``provenance`` role holds the tables.
+    """
+
+    def __init__(self, backend) -> None:
+        self.store = backend.provenance
+
+    def turns(self, limit: int = 20) -> list[dict]:
+        """The latest turns, newest first."""
+        return self.store.turns(limit)
+
+    def explain(self, turn_id: str) -> dict:
+        """A turn as a tree: the turn's row plus ``events``, each with its ``children``.
+
+        Raises:
+            KeyError: No turn with that id (the message lists the latest ones).
+        """
+        turn = self.store.turn(turn_id)
+        if turn is None:
+            latest = ", ".join(t["turn_id"] for t in self.store.turns(5)) or "none yet"
+            raise KeyError(f"no turn {turn_id!r}; the latest turns: {latest}")
+        nodes: dict[int, dict] = {}
+        roots: list[dict] = []
+        for event in self.store.events(turn_id):  # parents come before their children
+            node = {**event, "children": []}
+            nodes[event["id"]] = node
+            parent = nodes.get(event["parent_id"])
+            (parent["children"] if parent else roots).append(node)
+        return {**turn, "events": roots}
+
+    def render(self, turn_id: str) -> str:
+        """The tree of :meth:`explain` as indented text (for a notebook or terminal)."""
+        tree = self.explain(turn_id)
+        lines = [
+            f"turn {tree['turn_id']} [{tree['status']}] {tree['question']!r} "
+            f"({tree['duration_ms'] or 0:.0f} ms, {tree['total_tokens'] or 0} tokens)"
+        ]
+
+        def walk(nodes: list[dict], depth: int) -> None:
+            for node in nodes:
+                ok = "" if node["ok"] is None else (" ok" if node["ok"] else " FAILED")
+                detail = {k: v for k, v in node["detail"].items() if k != "arguments"}
+                lines.append(
+                    f"{'  ' * (depth + 1)}- {node['kind']}"
+                    f"{' ' + node['name'] if node['name'] else ''}{ok} {detail}"
+                )
+                walk(node["children"], depth + 1)
+
+        walk(tree["events"], 0)
+        return "\n".join(lines)
+
+    def turns_using(self, tool: str, failed: bool | None = None) -> list[dict]:
+        """Turns that called ``tool`` (only with a failed call when ``failed=True``)."""
+        return self.store.turns_using(tool, failed)
+
+    def offered_never_called(self, turn_id: str | None = None) -> list[dict]:
+        """Tools offered but never called in the same turn, with how many turns."""
+        return self.store.offered_never_called(turn_id)

@@ -1,0 +1,64 @@
+"""Tool-call telemetry: one ``tool_telemetry`` row per dispatch, written by a call hook.
+
+Every call through ``h.tools.call`` (and so through the agent loop) ends in
+:meth:`TelemetryRecorder.after_call`, refused calls included, so the table answers "what did
+the agent try, what worked, how long did it take". Column names follow the OpenTelemetry GenAI
+conventions (see :data:`agent_harness.backends.roles.TELEMETRY_COLUMNS`); ``success`` is 1 (the
+tool returned), 0 (it raised or timed out) or NULL (refused before it ran), so ``COUNT(success)``
+counts the calls that ran and ``SUM(success)`` the ones that worked.
+
+A failed write never breaks the call: the registry counts it and logs the first one
+(``h.tools.hook_failures``).
+"""
+
+from __future__ import annotations
+
+import json
+
+__all__ = ["TelemetryRecorder", "MAX_ARGUMENT_CHARS", "MAX_ERROR_CHARS"]
+
+MAX_ARGUMENT_CHARS = 4000
+MAX_ERROR_CHARS = 1000
+
+
+def _arguments_text(arguments) -> str | None:
+    if arguments is None:
+        return None
+    if isinstance(arguments, bytes):
+        arguments = arguments.decode("utf-8", "replace")
+    text = (
+        arguments
+        if isinstance(arguments, str)
+        else json.dumps(arguments, ensure_ascii=False, sort_keys=True, default=str)
+    )
+    return text[:MAX_ARGUMENT_CHARS]
+
+
+class TelemetryRecorder:
+    """The call hook that writes the telemetry row and sets ``result.telemetry_id``."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+
+    def before_call(self, call, tool) -> None:
+        return None
+
+    def after_call(self, result) -> None:
+        call = result.call
+        result.telemetry_id = self.store.record(
+            {
+                "gen_ai_tool_name": str(call.name)[:200],
+                "gen_ai_tool_call_id": str(call.call_id)[:200],
+                "gen_ai_tool_type": "function",
+                "tool_category": result.category,
+                "gen_ai_conversation_id": call.thread_id,
+                "turn_id": call.turn_id,
+                "gen_ai_tool_call_arguments": _arguments_text(call.arguments),
+                "success": result.success,
+                "error_type": result.error_type,
+                "error_message": (result.error or None) and result.error[:MAX_ERROR_CHARS],
+                "duration_ms": result.duration_ms,
+                "output_chars": result.output_chars,
+                "started_at": result.started_at,
+            }
+        )

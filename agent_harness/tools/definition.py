@@ -1,0 +1,270 @@
+"""What a tool is: ``@register`` turns a documented, typed function into a :class:`Tool`.
+
+``@register`` reads the function's name, its Google-style docstring (required: it is the tool's
+public spec, every argument documented under ``Args:``) and its type hints, and builds an OpenAI
+function schema with pydantic. A registered name is never silently replaced: a second, different
+function with the same name is refused.
+
+Options (``@register(category="vessels", timeout_s=2.0)``):
+
+* ``category``: one per tool (core, knowledge, skills, scratchpad, vessels, ports, voyages,
+  cargo, units, ...). Without it the tool takes its module's ``TOOL_CATEGORY``, else
+  ``"general"``. Categories filter retrieval and some are protected from the circuit breaker.
+* ``timeout_s``: the call's time limit; past it the caller gets a ``timeout`` error (the tool's
+  thread is left to finish on its own: Python cannot kill a thread).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pydantic
+
+__all__ = [
+    "register",
+    "Tool",
+    "ToolError",
+    "ToolDefinitionError",
+    "REGISTERED",
+    "DEFAULT_CATEGORY",
+    "DEFAULT_TIMEOUT_S",
+    "parse_docstring",
+]
+
+DEFAULT_CATEGORY = "general"
+#: A tool call longer than this is answered with a ``timeout`` error.
+DEFAULT_TIMEOUT_S = 30.0
+_CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+class ToolError(Exception):
+    """Raised by a tool for a problem the model can fix (bad name, nothing found, ...).
+
+    The message reaches the model as ``{"error": message}``: say what was wrong and what to do.
+    """
+
+
+class ToolDefinitionError(TypeError):
+    """The function cannot be a tool (no docstring, undocumented argument, duplicate name)."""
+
+
+_SECTION = re.compile(r"^\s*(Args|Arguments|Returns|Raises|Yields|Examples?|Notes?):\s*$")
+_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
+
+
+def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into (description, {argument: description}).
+
+    The description is the text before the first section header; argument descriptions may
+    continue on more-indented lines.
+    """
+    lines = inspect.cleandoc(doc or "").splitlines()
+    description: list[str] = []
+    args: dict[str, str] = {}
+    section = None
+    current = None
+    arg_indent = None
+    for line in lines:
+        header = _SECTION.match(line)
+        if header:
+            section = header.group(1)
+            current = None
+            arg_indent = None
+            continue
+        if section is None:
+            description.append(line)
+        elif section in ("Args", "Arguments") and line.strip():
+            indent = len(line) - len(line.lstrip())
+            match = _ARG_LINE.match(line)
+            if match and (arg_indent is None or indent <= arg_indent):
+                arg_indent = indent
+                current = match.group(1).lstrip("*")
+                args[current] = match.group(3).strip()
+            elif current:
+                args[current] = (args[current] + " " + line.strip()).strip()
+    text = "\n".join(description).strip()
+    return re.sub(r"\s*\n\s*", " ", text), args
+
+
+def _clean_schema(node: Any) -> Any:
+    """Drop pydantic's titles; keep the schema small, as every token is sent to the model."""
+    if isinstance(node, dict):
+        return {k: _clean_schema(v) for k, v in node.items() if k != "title"}
+    if isinstance(node, list):
+        return [_clean_schema(v) for v in node]
+    return node
+
+
+def _check_category(name: str, category: Any) -> str:
+    if not isinstance(category, str) or not _CATEGORY.match(category):
+        raise ToolDefinitionError(
+            f"tool {name!r}: category must be a short lower-case word like 'vessels'"
+            f" (letters, digits, _), got {category!r}"
+        )
+    return category
+
+
+@dataclass
+class Tool:
+    """A registered tool: the function, its argument model, its OpenAI schema and options."""
+
+    name: str
+    description: str
+    function: Callable[..., Any]
+    arguments_model: type[pydantic.BaseModel]
+    parameters: dict
+    category: str = DEFAULT_CATEGORY
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    source: str = field(default="")
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        category: str | None = None,
+        timeout_s: float | None = None,
+    ) -> Tool:
+        """Build a tool from a function, or raise :class:`ToolDefinitionError` saying why.
+
+        Args:
+            fn: A typed function with a Google-style docstring.
+            category: The tool's category (default: the module's ``TOOL_CATEGORY``, else
+                ``"general"``).
+            timeout_s: Time limit of one call in seconds (default 30).
+        """
+        name = fn.__name__
+        if not re.match(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$", name):
+            raise ToolDefinitionError(f"tool name {name!r} must match ^[a-zA-Z_][a-zA-Z0-9_]*$")
+        if category is None:
+            category = getattr(fn, "__globals__", {}).get("TOOL_CATEGORY", DEFAULT_CATEGORY)
+        category = _check_category(name, category)
+        timeout_s = DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
+        if not isinstance(timeout_s, (int, float)) or not 0 < timeout_s <= 600:
+            raise ToolDefinitionError(f"tool {name!r}: timeout_s must be 0-600 s, got {timeout_s}")
+        if not (fn.__doc__ or "").strip():
+            raise ToolDefinitionError(
+                f"tool {name!r} has no docstring. The docstring is the tool's spec for the model:"
+                " write what it answers, then an Args: section describing every argument."
+            )
+        description, arg_docs = parse_docstring(fn.__doc__)
+        if not description:
+            raise ToolDefinitionError(f"tool {name!r}: the docstring needs a description line")
+        signature = inspect.signature(fn)
+        try:
+            hints = inspect.get_annotations(fn, eval_str=True)
+        except Exception as e:  # a hint that does not evaluate
+            raise ToolDefinitionError(f"tool {name!r}: cannot read its type hints: {e}") from e
+        fields: dict[str, Any] = {}
+        for param in signature.parameters.values():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                raise ToolDefinitionError(f"tool {name!r}: *args/**kwargs cannot be described")
+            if param.name not in hints:
+                raise ToolDefinitionError(
+                    f"tool {name!r}: argument {param.name!r} has no type hint"
+                )
+            if param.name not in arg_docs:
+                raise ToolDefinitionError(
+                    f"tool {name!r}: argument {param.name!r} is not documented in the docstring's"
+                    " Args: section; the model needs to know what it means"
+                )
+            default = ... if param.default is param.empty else param.default
+            fields[param.name] = (
+                hints[param.name],
+                pydantic.Field(default, description=arg_docs[param.name]),
+            )
+        model = pydantic.create_model(
+            f"{name}_arguments", __config__=pydantic.ConfigDict(extra="forbid"), **fields
+        )
+        parameters = _clean_schema(model.model_json_schema())
+        parameters.setdefault("properties", {})
+        parameters.setdefault("required", [])
+        parameters["additionalProperties"] = False
+        return cls(
+            name=name,
+            description=description,
+            function=fn,
+            arguments_model=model,
+            parameters=parameters,
+            category=category,
+            timeout_s=float(timeout_s),
+            source=f"{fn.__module__}.{fn.__qualname__}",
+        )
+
+    def schema(self) -> dict:
+        """The OpenAI ``tools`` entry for this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def takes(self) -> str:
+        """A one-line reminder of the arguments, e.g. "find_vessel takes: name, limit?"."""
+        names = ", ".join(
+            f"{n}{'' if n in self.parameters['required'] else '?'}"
+            for n in self.parameters["properties"]
+        )
+        return f"{self.name} takes: {names or 'no arguments'}"
+
+    def index_text(self) -> str:
+        """What the toolbox embeds: "name: description / args: a, b"."""
+        args = ", ".join(self.parameters.get("properties", {}))
+        return f"{self.name}: {self.description} / args: {args}"
+
+
+#: Every tool registered with ``@register`` in this process, by name.
+REGISTERED: dict[str, Tool] = {}
+
+
+def _add(tool: Tool, tools: dict[str, Tool]) -> Tool:
+    existing = tools.get(tool.name)
+    if existing is not None and existing.source != tool.source:
+        raise ToolDefinitionError(
+            f"a tool named {tool.name!r} is already registered (by {existing.source});"
+            " choose another name"
+        )
+    tools[tool.name] = tool
+    return tool
+
+
+def register(
+    fn: Callable[..., Any] | None = None,
+    *,
+    category: str | None = None,
+    timeout_s: float | None = None,
+):
+    """Decorator: make ``fn`` a tool; the function is returned unchanged.
+
+    Use it bare (``@register``) or with options (``@register(category="ports")``).
+
+    Args:
+        fn: The function (when used bare).
+        category: The tool's category (default: the module's ``TOOL_CATEGORY``, else
+            ``"general"``).
+        timeout_s: Time limit of one call in seconds (default 30).
+
+    Raises:
+        ToolDefinitionError: No docstring, an undocumented or untyped argument, a bad option,
+            or a name that another function already registered. Re-running the cell that
+            defines the SAME function (same module and qualified name) replaces it, so
+            notebooks can be re-run.
+    """
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        _add(Tool.from_function(function, category=category, timeout_s=timeout_s), REGISTERED)
+        return function
+
+    if fn is None:
+        return decorate
+    if not callable(fn):
+        raise ToolDefinitionError(
+            "use @register or @register(category=..., timeout_s=...): options are keywords"
+        )
+    return decorate(fn)

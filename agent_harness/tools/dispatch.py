@@ -1,0 +1,275 @@
+"""One tool call, start to end: the typed request and result, validation, time limit, hooks.
+
+Every call of a tool goes through :func:`dispatch` (``h.tools.call`` and the agent loop alike):
+
+1. refusals before the tool runs: an unknown tool, a tool not offered in this turn, arguments
+   that are not JSON or do not validate, a hook that refuses (the circuit breaker of an open
+   tool); the result's ``success`` is ``None`` (the tool never ran);
+2. the tool runs in a worker thread with its ``timeout_s``; ``success`` is True, or False when
+   it raised (``ToolError`` or any exception) or timed out;
+3. every hook's ``after_call`` sees the :class:`ToolResult` (telemetry writes its row, the
+   breaker counts it). A hook that fails never breaks the call: the failure is counted and
+   logged once per hook.
+
+The whole call is an OpenTelemetry span ``execute_tool {name}`` (a no-op unless an SDK is set
+up; see :mod:`agent_harness.observability`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import datetime as dt
+import json
+import logging
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import pydantic
+
+from agent_harness.backends.roles import utc_now
+from agent_harness.observability import tool_span
+from agent_harness.tools import context
+from agent_harness.tools.definition import Tool, ToolError
+from agent_harness.values import dumps
+
+__all__ = [
+    "ToolCall",
+    "ToolResult",
+    "CallHook",
+    "HookFailures",
+    "dispatch",
+    "new_call_id",
+    "REFUSALS",
+]
+
+log = logging.getLogger(__name__)
+
+#: error_type values of calls refused before the tool ran (their ``success`` is None).
+REFUSALS = ("unknown_tool", "not_offered", "invalid_arguments", "circuit_open")
+
+
+def new_call_id() -> str:
+    """A fresh tool call id like the ones models send (``call_...``)."""
+    return f"call_{uuid.uuid4().hex[:24]}"
+
+
+@dataclass
+class ToolCall:
+    """A request to run a tool.
+
+    Attributes:
+        name: The tool's name as the model wrote it.
+        arguments: A dict, or JSON text exactly as the model sent it (may be invalid).
+        call_id: The model's tool call id (a fresh one when called by hand).
+        thread_id: The conversation (OpenTelemetry's ``gen_ai.conversation.id``).
+        turn_id: The agent turn that made the call, if any.
+        offered: The tool names offered in this turn; None means any registered tool.
+    """
+
+    name: str
+    arguments: Any = None
+    call_id: str = field(default_factory=new_call_id)
+    thread_id: str | None = None
+    turn_id: str | None = None
+    offered: frozenset[str] | None = None
+
+
+@dataclass
+class ToolResult:
+    """What one call did: the model's observation plus everything telemetry records.
+
+    Attributes:
+        call: The request.
+        output: The JSON text the model sees (a result, or ``{"error": ...}``).
+        success: True: the tool returned; False: it raised or timed out; None: refused before
+            it ran (unknown tool, not offered, invalid arguments, circuit open).
+        error_type: None, one of :data:`REFUSALS`, ``tool_error`` (a ToolError), ``timeout``,
+            or the exception's class name.
+        error: The error message, if any.
+        duration_ms: Wall-clock time of the whole dispatch.
+        category: The tool's category (None for an unknown tool).
+        started_at: When the call started (UTC).
+        telemetry_id: The id of its telemetry row, once written.
+    """
+
+    call: ToolCall
+    output: str
+    success: bool | None
+    error_type: str | None = None
+    error: str | None = None
+    duration_ms: float = 0.0
+    category: str | None = None
+    started_at: dt.datetime = field(default_factory=utc_now)
+    telemetry_id: int | None = None
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        return self.call.name
+
+    @property
+    def ok(self) -> bool:
+        """True when the tool ran and returned a result."""
+        return self.success is True
+
+    @property
+    def output_chars(self) -> int:
+        """Length of the output in characters."""
+        return len(self.output)
+
+
+class CallHook(Protocol):
+    """Something that watches (and may refuse) tool calls: telemetry, the circuit breaker."""
+
+    def before_call(self, call: ToolCall, tool: Tool) -> str | None:
+        """Return a refusal message to stop the call before it runs, else None."""
+
+    def after_call(self, result: ToolResult) -> None:
+        """See the finished call (refused ones too)."""
+
+
+class HookFailures:
+    """Counts hook failures; logs the first of each hook (a broken hook never breaks a call)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.last: dict[str, str] = {}
+
+    def record(self, hook: Any, stage: str, error: BaseException) -> None:
+        key = f"{type(hook).__name__}.{stage}"
+        self.counts[key] = self.counts.get(key, 0) + 1
+        self.last[key] = f"{type(error).__name__}: {error}"
+        if self.counts[key] == 1:
+            log.warning("%s failed (the tool call went on; counted from now): %s", key, error)
+
+
+def _format_validation_error(tool: Tool, error: pydantic.ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "arguments"
+        if item["type"] == "missing":
+            problems.append(f"missing required argument '{where}'")
+        elif item["type"] == "extra_forbidden":
+            problems.append(f"unexpected argument '{where}'")
+        else:
+            problems.append(f"argument '{where}': {item['msg']} (got {item.get('input')!r:.60})")
+    return f"{'; '.join(problems)}. {tool.takes()}"
+
+
+def _parse_arguments(tool: Tool, arguments: Any) -> dict:
+    """The validated keyword arguments, or raise ValueError with a message for the model."""
+    if arguments is None or arguments == "":
+        arguments = {}
+    if isinstance(arguments, (str, bytes)):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError as e:
+            raise ValueError(f"arguments are not valid JSON ({e}). {tool.takes()}") from None
+    if not isinstance(arguments, dict):
+        raise ValueError(
+            f"arguments must be a JSON object, not {type(arguments).__name__}. {tool.takes()}"
+        )
+    try:
+        validated = tool.arguments_model.model_validate(arguments)
+    except pydantic.ValidationError as e:
+        raise ValueError(_format_validation_error(tool, e)) from None
+    return {f: getattr(validated, f) for f in type(validated).model_fields}
+
+
+class _TimedOut(Exception):
+    """The tool did not answer within its ``timeout_s``."""
+
+
+def _run_with_timeout(tool: Tool, kwargs: dict, harness) -> tuple[bool, Any]:
+    """Run the tool in a worker thread; (True, value) or (False, exception)."""
+    outcome: list = []
+    ctx = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            with context.using(harness):
+                outcome.append((True, tool.function(**kwargs)))
+        except BaseException as e:  # reported to the caller below
+            outcome.append((False, e))
+
+    worker = threading.Thread(target=ctx.run, args=(work,), name=f"tool-{tool.name}", daemon=True)
+    worker.start()
+    worker.join(tool.timeout_s)
+    if worker.is_alive():
+        return False, _TimedOut(f"{tool.name} did not answer within {tool.timeout_s:g} s")
+    return outcome[0]
+
+
+def dispatch(tools: dict[str, Tool], call: ToolCall, harness, hooks, failures) -> ToolResult:
+    """Run one call through refusals, validation, the tool and the hooks; never raises for
+    the model's mistakes or the tool's failures (they become ``{"error": ...}`` outputs)."""
+    started = time.perf_counter()
+    started_at = utc_now()
+    tool = tools.get(call.name) if isinstance(call.name, str) else None
+    with tool_span(call, tool) as span:
+        result = _execute(tools, tool, call, harness, hooks, failures)
+        result.started_at = started_at
+        result.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+        span.finish(result)
+    for hook in hooks:
+        try:
+            hook.after_call(result)
+        except Exception as e:  # telemetry must never break a call
+            failures.record(hook, "after_call", e)
+    return result
+
+
+def _execute(tools, tool, call: ToolCall, harness, hooks, failures) -> ToolResult:
+    def refuse(error_type: str, message: str, success: bool | None = None) -> ToolResult:
+        return ToolResult(
+            call,
+            dumps({"error": message}),
+            success,
+            error_type,
+            message,
+            category=tool.category if tool else None,
+        )
+
+    if tool is None:
+        if call.offered is not None:
+            return refuse(
+                "unknown_tool",
+                f"unknown tool {call.name!r}: not available in this turn; use one of: "
+                f"{', '.join(sorted(call.offered))}",
+            )
+        names = ", ".join(sorted(tools))
+        return refuse("unknown_tool", f"unknown tool {call.name!r}. Available tools: {names}")
+    if call.offered is not None and call.name not in call.offered:
+        return refuse(
+            "not_offered",
+            f"tool {call.name!r} is not available in this turn; use one of: "
+            f"{', '.join(sorted(call.offered))}",
+        )
+    try:
+        kwargs = _parse_arguments(tool, call.arguments)
+    except ValueError as e:
+        return refuse("invalid_arguments", str(e))
+    for hook in hooks:
+        try:
+            refusal = hook.before_call(call, tool)
+        except Exception as e:  # a broken hook does not stop the tool
+            failures.record(hook, "before_call", e)
+            continue
+        if refusal:
+            return refuse("circuit_open", refusal)
+    ran, value = _run_with_timeout(tool, kwargs, harness)
+    if ran:
+        output = value if isinstance(value, str) else dumps(value)
+        return ToolResult(call, output, True, category=tool.category)
+    if isinstance(value, ToolError):
+        return refuse("tool_error", str(value), success=False)
+    if isinstance(value, _TimedOut):
+        return refuse("timeout", f"{value}; try again later or use another tool", success=False)
+    if not isinstance(value, Exception):  # KeyboardInterrupt, SystemExit: not the model's
+        raise value
+    return refuse(
+        type(value).__name__, f"{call.name} failed: {type(value).__name__}: {value}", False
+    )
