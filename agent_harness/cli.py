@@ -1,4 +1,4 @@
-"""The ``workshop`` command: setup, lab, doctor, call, search, release, grade, skills."""
+"""The ``workshop`` command: setup, lab, doctor, call, search, ooda, release, grade, skills."""
 
 from __future__ import annotations
 
@@ -151,6 +151,76 @@ def search(query: str, mode: str, k: int, kinds: str | None) -> None:
         click.echo(f"    {hit.content[:200]}")
     if not hits:
         click.echo("no results")
+
+
+def _table(rows: list[dict], columns: list[str]) -> str:
+    """Rows as an aligned text table (None shown as -, floats rounded)."""
+
+    def cell(value) -> str:
+        if value is None or value == "":
+            return "-"
+        if isinstance(value, float):
+            return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
+        return str(value)
+
+    cells = [[cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(line[i]) for line in cells]) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(line, widths)) for line in cells]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Decide, but change no state and prune nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole report as JSON.")
+@click.option("--all", "show_all", is_flag=True, help="List every tool, not only notable ones.")
+def ooda(dry_run: bool, as_json: bool, show_all: bool) -> None:
+    """Run the tool registry's OODA pass: observe stats, orient, decide, act.
+
+    Observes every tool's sliding window, reports findings (failing, slow, unused, flapping),
+    opens failing tools, half-opens them after their cool-down, closes recovered ones, and
+    prunes old telemetry (thresholds: the registry policy in the settings table).
+    """
+    harness = _connect(prepare=True)
+    with harness:
+        report = harness.tools.ooda(dry_run=dry_run)
+    if as_json:
+        from agent_harness.values import dumps
+
+        click.echo(
+            dumps(
+                {
+                    "at": report.at.isoformat(),
+                    "dry_run": report.dry_run,
+                    "findings": [f.__dict__ for f in report.findings],
+                    "decisions": report.decisions,
+                    "pruned": report.pruned,
+                    "duration_ms": report.duration_ms,
+                    "observed": report.observed,
+                }
+            )
+        )
+        return
+    click.echo(report.summary())
+    rows = report.rows()
+    if show_all:
+        notable = {r["tool"] for r in rows}
+        rows += [
+            {
+                "tool": r["tool"],
+                "calls": r["calls"],
+                "success_rate": r["success_rate"],
+                "p95_ms": r["p95_ms"],
+            }
+            for r in report.observed
+            if r["tool"] not in notable
+        ]
+    if rows:
+        click.echo(
+            _table(
+                rows, ["tool", "calls", "success_rate", "p95_ms", "findings", "decision", "reason"]
+            )
+        )
 
 
 @cli.command()

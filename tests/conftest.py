@@ -79,3 +79,50 @@ def scope_harness(harness):
 @pytest.fixture
 def memory(scope_harness):
     return scope_harness
+
+
+@pytest.fixture(scope="module")
+def fresh_harness(tmp_path_factory, backend_name):
+    """A prepared harness of its own for a test module that changes registry state (breaker
+    states, policy, telemetry). On Oracle the database is shared: such tests use tool names
+    of their own."""
+    import agent_harness
+
+    h = agent_harness.connect(
+        backend=backend_name, data_dir=tmp_path_factory.mktemp(f"fresh-{backend_name}")
+    )
+    yield h
+    h.close()
+
+
+class FakeClock:
+    """A clock the tests move by hand (``registry.clock = FakeClock(...)``)."""
+
+    def __init__(self, start=None):
+        import datetime as dt
+
+        self.now = start or dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        import datetime as dt
+
+        self.now += dt.timedelta(seconds=seconds)
+
+
+def make_tool(name: str, behaviour, category: str = "testing", timeout_s: float = 30.0):
+    """A documented test tool named ``name`` whose body is ``behaviour(n)``."""
+    from agent_harness.tools.definition import Tool
+
+    def fn(n: int = 0) -> dict:
+        """A test tool that answers or fails as the test says.
+
+        Args:
+            n: The call number, passed to the behaviour.
+        """
+        return behaviour(n)
+
+    fn.__name__ = fn.__qualname__ = name
+    return Tool.from_function(fn, category=category, timeout_s=timeout_s)

@@ -17,7 +17,7 @@ def runner(harness, monkeypatch):
     return CliRunner()
 
 
-@pytest.mark.parametrize("command", ["setup", "lab", "doctor", "call", "search", "skills"])
+@pytest.mark.parametrize("command", ["setup", "lab", "doctor", "call", "search", "ooda", "skills"])
 def test_every_command_has_help(command):
     result = CliRunner().invoke(cli, [command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output
@@ -56,3 +56,35 @@ def test_doctor_reports_a_fix_when_data_is_missing(tmp_path, monkeypatch):
     result = CliRunner().invoke(cli, ["doctor", "--no-llm"])
     assert result.exit_code == 1
     assert "FAIL SUPPLYCHAIN data" in result.output and "fix: workshop setup" in result.output
+
+
+def test_ooda_reports_decides_and_acts(tmp_path, monkeypatch):
+    import agent_harness
+    from conftest import make_tool
+
+    h = agent_harness.connect(backend="embedded", data_dir=tmp_path)
+    with h:
+        h.tools.set_policy(min_calls=50)  # the per-call breaker stays out of the way
+        tool = make_tool("cli_flaky_tool", lambda n: (_ for _ in ()).throw(OSError("down")))
+        h.tools.add(tool)
+        for i in range(6):
+            h.tools.call("cli_flaky_tool", {"n": i})
+        h.tools.set_policy(min_calls=5)
+        from agent_harness.tools import REGISTERED
+
+        REGISTERED["cli_flaky_tool"] = tool  # the CLI's own harness must know the tool
+    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(tmp_path))
+    try:
+        dry = CliRunner().invoke(cli, ["ooda", "--dry-run"])
+        assert dry.exit_code == 0, dry.output
+        assert dry.output.startswith("OODA (dry run)")
+        line = next(x for x in dry.output.splitlines() if x.startswith("cli_flaky_tool"))
+        assert "failing" in line and "-> open (not applied: dry run)" in line
+        real = CliRunner().invoke(cli, ["ooda", "--json"])
+        report = json.loads(real.output)
+        decision = next(d for d in report["decisions"] if d["tool"] == "cli_flaky_tool")
+        assert decision["to"] == "open" and decision["applied"] is True
+        again = CliRunner().invoke(cli, ["ooda"])
+        assert "-> open" not in again.output  # already open: nothing more to decide
+    finally:
+        REGISTERED.pop("cli_flaky_tool", None)

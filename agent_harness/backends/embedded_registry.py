@@ -169,6 +169,8 @@ class EmbeddedTelemetry(TelemetryStore):
     def record(self, row: dict[str, Any]) -> int:
         values = {c: row.get(c) for c in TELEMETRY_COLUMNS}
         values["started_at"] = to_text(values["started_at"])
+        values["gen_ai_tool_type"] = values["gen_ai_tool_type"] or "function"
+        values["output_chars"] = values["output_chars"] or 0
         if values["success"] is not None:
             values["success"] = int(bool(values["success"]))
         columns = ", ".join(TELEMETRY_COLUMNS)

@@ -203,11 +203,14 @@ def _run_with_timeout(tool: Tool, kwargs: dict, harness) -> tuple[bool, Any]:
     return outcome[0]
 
 
-def dispatch(tools: dict[str, Tool], call: ToolCall, harness, hooks, failures) -> ToolResult:
+def dispatch(
+    tools: dict[str, Tool], call: ToolCall, harness, hooks, failures, clock=utc_now
+) -> ToolResult:
     """Run one call through refusals, validation, the tool and the hooks; never raises for
-    the model's mistakes or the tool's failures (they become ``{"error": ...}`` outputs)."""
+    the model's mistakes or the tool's failures (they become ``{"error": ...}`` outputs).
+    ``clock`` gives the call's start time (the registry's clock)."""
     started = time.perf_counter()
-    started_at = utc_now()
+    started_at = clock()
     tool = tools.get(call.name) if isinstance(call.name, str) else None
     with tool_span(call, tool) as span:
         result = _execute(tools, tool, call, harness, hooks, failures)

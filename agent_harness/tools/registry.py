@@ -273,7 +273,9 @@ class ToolRegistry:
         )
         if call_id:
             call.call_id = call_id
-        return dispatch(self._tools, call, self.harness, self.hooks, self.hook_failures)
+        return dispatch(
+            self._tools, call, self.harness, self.hooks, self.hook_failures, self.clock
+        )
 
     # --- watching -----------------------------------------------------------------------------
     def policy(self) -> Policy:
