@@ -59,8 +59,9 @@ def test_doctor_reports_a_fix_when_data_is_missing(tmp_path, monkeypatch):
 
 
 def test_ooda_reports_decides_and_acts(tmp_path, monkeypatch):
-    import agent_harness
     from conftest import make_tool
+
+    import agent_harness
 
     h = agent_harness.connect(backend="embedded", data_dir=tmp_path)
     with h:
