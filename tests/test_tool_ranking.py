@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import uuid
-
 import pytest
 from conftest import make_tool
 
@@ -14,9 +12,9 @@ def h(fresh_harness):
     return fresh_harness
 
 
-def _twins(h):
-    """Two tools whose descriptions differ by one word: near-equal similarity."""
-    suffix = uuid.uuid4().hex[:6]
+def _twins(h, suffix):
+    """Two tools with the same description whose names differ by one letter: near-equal
+    similarity (fixed names, so the small gap between them is the same on every run)."""
     names = [f"berth_lookup_a{suffix}", f"berth_lookup_b{suffix}"]
     for name in names:
         tool = make_tool(name, lambda n: {"n": n}, category="ports")
@@ -51,7 +49,7 @@ def _order(h, query, names):
 
 
 def test_near_equal_tools_are_ordered_by_track_record(h):
-    twins = _twins(h)
+    twins = _twins(h, 1)
     query = "which berths of the port are occupied"
     before = _order(h, query, twins)
     assert abs(before[0]["similarity"] - before[1]["similarity"]) < 0.02  # near-equal meaning
@@ -62,18 +60,20 @@ def test_near_equal_tools_are_ordered_by_track_record(h):
 
 
 def test_speed_breaks_a_tie_of_equal_success(h):
-    twins = _twins(h)
+    twins = _twins(h, 2)
     query = "berth occupancy of a port"
-    leader, runner_up = (r["name"] for r in _order(h, query, twins))
-    _history(h, leader, calls=5, successes=5, duration_ms=900)
+    before = _order(h, query, twins)
+    assert abs(before[0]["similarity"] - before[1]["similarity"]) < 0.02
+    leader, runner_up = before[0]["name"], before[1]["name"]
+    _history(h, leader, calls=5, successes=5, duration_ms=5000)
     _history(h, runner_up, calls=5, successes=5, duration_ms=20)
     ranked = _order(h, query, twins)
     assert [r["name"] for r in ranked] == [runner_up, leader]
-    assert ranked[0]["p50_ms"] == pytest.approx(20) and ranked[1]["p50_ms"] == pytest.approx(900)
+    assert ranked[0]["p50_ms"] == pytest.approx(20) and ranked[1]["p50_ms"] == pytest.approx(5000)
 
 
 def test_meaning_still_comes_first(h):
-    twin, _ = _twins(h)
+    twin, _ = _twins(h, 3)
     _history(h, twin, calls=20, successes=0, duration_ms=5000)
     rows = h.tools.rank("berth occupancy of a port", k=None)
     mine = next(r for r in rows if r["name"] == twin)

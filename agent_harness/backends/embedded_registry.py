@@ -119,19 +119,28 @@ def _times(row: dict, *names: str) -> dict:
 
 
 # The window of every registered tool: its last :window_calls calls that ran, since :since,
-# after the breaker's reset point. A correlated LIMIT per tool reads only those rows through
-# the (tool, id) index, so the cost does not grow with the table.
-_WINDOW_CTE = """recent AS (
+# after the breaker's reset point. The work stays bounded however big the table grows: the
+# first id of the time window comes from the started_at index, each tool's n-th newest call
+# from a backward walk of the (tool, id) index, and then only the rows between are read.
+_WINDOW_CTE = """floor_id AS (
+    SELECT COALESCE(MIN(id), 9223372036854775807) AS id FROM tool_telemetry
+    WHERE started_at >= :since
+), bounds AS (
+    SELECT x.name AS tool, MAX(f.id, COALESCE(b.window_start_id, 0) + 1) AS first_id
+    FROM toolbox x CROSS JOIN floor_id f LEFT JOIN tool_breakers b ON b.tool_name = x.name
+    WHERE {tool_filter} 1 = 1
+), edges AS (
+    SELECT w.tool, w.first_id,
+           (SELECT i.id FROM tool_telemetry i
+            WHERE i.gen_ai_tool_name = w.tool AND i.id >= w.first_id AND i.success IS NOT NULL
+            ORDER BY i.id DESC LIMIT 1 OFFSET :window_calls - 1) AS nth_id
+    FROM bounds w
+), recent AS (
     SELECT t.gen_ai_tool_name AS tool, t.id, t.success, t.duration_ms, t.started_at,
            t.error_message
-    FROM toolbox x JOIN tool_telemetry t ON t.gen_ai_tool_name = x.name
-    WHERE {tool_filter} t.id IN (
-        SELECT i.id FROM tool_telemetry i
-        WHERE i.gen_ai_tool_name = x.name AND i.success IS NOT NULL
-          AND i.started_at >= :since
-          AND i.id > COALESCE((SELECT b.window_start_id FROM tool_breakers b
-                               WHERE b.tool_name = x.name), 0)
-        ORDER BY i.id DESC LIMIT :window_calls)
+    FROM edges e JOIN tool_telemetry t
+      ON t.gen_ai_tool_name = e.tool AND t.id >= MAX(e.first_id, COALESCE(e.nth_id, 0))
+    WHERE t.success IS NOT NULL AND t.started_at >= :since
 ), ranked AS (
     SELECT r.*,
            ROW_NUMBER() OVER (PARTITION BY r.tool ORDER BY r.duration_ms, r.id) AS speed_rank,
