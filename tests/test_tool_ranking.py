@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+
 import pytest
 from conftest import make_tool
 
