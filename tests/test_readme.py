@@ -17,6 +17,17 @@ def test_tool_table_lists_exactly_the_registered_tools(harness):
     assert names == set(harness.tools.names())
 
 
+def test_tool_table_gives_each_tool_its_registered_category(harness):
+    table = README.split("<!-- tools-table")[1].split("<!-- end tools-table")[0]
+    documented = {}
+    for line in table.splitlines():
+        if line.startswith("| `"):
+            cells = line.split("|")
+            for name in re.findall(r"`(\w+)`", cells[1]):
+                documented[name] = cells[2].strip()
+    assert documented == {n: harness.tools.get(n).category for n in harness.tools.names()}
+
+
 def test_every_cli_command_is_documented():
     from agent_harness.cli import cli
 
