@@ -427,6 +427,16 @@ def test_the_js_wrapper_reports_errors_as_data():
     assert "SyntaxError" in _run_wrapper("this is not javascript")["error"]
 
 
+def test_once_mle_has_failed_exec_js_runs_in_v8_and_says_why():
+    backend = _unconnected()
+    backend._init_javascript()
+    backend._js_unavailable = "MLE failed in the database (ORA-04102: example)"
+    out = backend.run_js("console.log('x'); 6 * 7", 1000)
+    assert (out["result"], out["console"]) == (42, ["x"])
+    assert "client-side V8 sandbox" in out["note"] and "ORA-04102" in out["note"]
+    assert backend.run_js("   ", 1000) is None  # empty code: the sandbox words that error
+
+
 def test_a_long_console_is_cut():
     out = parse_mle_result(json.dumps({"result": 1, "console": ["x" * 15_000] * 3}))
     assert out["console"][-1].startswith("...[console output cut")
@@ -769,16 +779,52 @@ def test_a_missing_model_file_falls_back_without_error(oracle_harness):
 def test_exec_js_runs_on_mle(oracle_harness):
     backend = oracle_harness.backend
     out = backend.run_js("console.log('n =', 3); [1, 2, 3].map(x => x * 2)", 2000)
-    if out is None:
-        pytest.skip(f"MLE is not usable here: {backend.describe()}")
-    assert out == {"result": [2, 4, 6], "console": ["n = 3"]}
+    # No fallback here: the regular image has MLE, and a note means MLE itself failed.
+    assert out == {"result": [2, 4, 6], "console": ["n = 3"]}, backend.describe()
+    assert "exec_js: MLE" in backend.describe()
     assert "boom" in backend.run_js("throw new Error('boom')", 2000)["error"]
-    assert backend.run_js("[typeof require, typeof fetch]", 2000)["result"] == ["undefined"] * 2
+    assert "SyntaxError" in backend.run_js("this is not javascript", 2000)["error"]
+    assert backend.run_js("[typeof require, typeof session]", 2000)["result"] == ["undefined"] * 2
     backend.run_js("globalThis.leak = 42", 2000)
     assert backend.run_js("typeof leak", 2000)["result"] == "undefined"
+    assert backend.run_js("'é🚢' + '\\u2028'", 2000)["result"] == "é🚢\u2028"
     started = time.monotonic()
     assert "timed out" in backend.run_js("while (true) {}", 300)["error"]
     assert time.monotonic() - started < 10
-    assert backend.run_js("6 * 7", 2000)["result"] == 42  # a new connection after the timeout
+    assert backend.run_js("6 * 7", 2000) == {"result": 42, "console": []}  # a new connection
     tool = json.loads(oracle_harness.tools.call("exec_js", {"code": "Math.max(3, 9, 4)"}))
-    assert tool["result"] == 9
+    assert tool == {"result": 9, "console": []}
+
+
+@pytest.mark.oracle
+@ORACLE_SKIP
+def test_the_pure_environment_is_created_once(oracle_harness):
+    backend = oracle_harness.backend
+    assert backend.run_js("1", 2000) == {"result": 1, "console": []}
+    envs = backend.query(
+        "SELECT COUNT(*) AS n FROM user_mle_envs WHERE env_name = :name", {"name": JS_ENVIRONMENT}
+    )
+    assert envs[0]["n"] == 1
+    backend._drop_js_connection()  # the next call runs CREATE MLE ENV IF NOT EXISTS again
+    assert backend.run_js("2", 2000) == {"result": 2, "console": []}
+    assert backend._js_unavailable is None
+
+
+@pytest.mark.oracle
+@ORACLE_SKIP
+def test_a_failing_mle_falls_back_to_v8_with_a_note(oracle_harness, monkeypatch):
+    from agent_harness.backends.oracle import javascript
+
+    backend = oracle_harness.backend
+    backend._drop_js_connection()
+    # A context from an environment that does not exist: MLE itself fails in the database.
+    broken = javascript._EVAL_PLSQL.replace("environment => :env", "environment => :env || '_X'")
+    assert broken != javascript._EVAL_PLSQL
+    monkeypatch.setattr(javascript, "_EVAL_PLSQL", broken)
+    try:
+        out = backend.run_js("6 * 7", 2000)
+        assert out["result"] == 42 and "client-side V8 sandbox" in out["note"], out
+        assert "client-side V8" in backend.describe()
+    finally:
+        backend._js_unavailable = None
+        backend._drop_js_connection()

@@ -76,7 +76,8 @@ MIGRATIONS = Migrations(
                 Step(
                     "index",
                     "MEMORIES_SCOPE_KIND",
-                    "CREATE INDEX memories_scope_kind ON memories (user_id, agent_id, kind, subject)",
+                    "CREATE INDEX memories_scope_kind ON memories"
+                    " (user_id, agent_id, kind, subject)",
                 ),
                 Step(
                     "index",
@@ -87,7 +88,8 @@ MIGRATIONS = Migrations(
                     "text index",
                     "MEMORIES_TEXT",
                     "CREATE INDEX memories_text ON memories (content) INDEXTYPE IS CTXSYS.CONTEXT"
-                    " PARAMETERS ('LEXER WORKSHOP_LEXER STOPLIST WORKSHOP_STOPLIST SYNC (ON COMMIT)')",
+                    " PARAMETERS ('LEXER WORKSHOP_LEXER STOPLIST WORKSHOP_STOPLIST"
+                    " SYNC (ON COMMIT)')",
                 ),
                 Step(
                     "index",
