@@ -161,6 +161,32 @@ def test_fragments_use_the_hnsw_index_and_oracle_text():
         assert re.match(r"SELECT \w+\.id, ROW_NUMBER\(\) OVER \(.*\) AS r, \w+\.score ", fragment)
 
 
+def _sql_of_notebook_piece(name: str) -> str:
+    """The Oracle piece ``-- <name>`` that notebook 02 shows, comments dropped, spaces folded."""
+    cells = json.loads((ROOT / "solutions" / "02_retrieval.ipynb").read_text(encoding="utf-8"))
+    text = next(
+        "".join(c["source"])
+        for c in cells["cells"]
+        if c["cell_type"] == "markdown" and "The same pieces on Oracle" in "".join(c["source"])
+    )
+    block = text.split("```sql\n", 1)[1].split("```", 1)[0]
+    pieces = re.split(r"^-- (VEC|TXT|TOP_K)\b.*$", block, flags=re.M)
+    piece = dict(zip(pieces[1::2], pieces[2::2]))[name]
+    return " ".join(line for line in piece.splitlines() if not line.lstrip().startswith("--"))
+
+
+def _folded(sql: str) -> str:
+    return re.sub(r"\s+", " ", sql).replace("( ", "(").replace(" )", ")").strip()
+
+
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [("VEC", "vector_ranked_sql"), ("TXT", "text_ranked_sql"), ("TOP_K", "top_k_sql")],
+)
+def test_notebook_02_shows_the_oracle_pieces_the_backend_runs(name, fragment):
+    assert _folded(_sql_of_notebook_piece(name)) == _folded(getattr(_unconnected(), fragment)())
+
+
 def test_hybrid_statement_binds_are_exactly_what_memory_search_passes():
     statement = hybrid_sql(_unconnected(), n_kinds=2)
     binds = set(re.findall(r":([a-z_0-9]+)", statement))  # the TO_CHAR format is upper case

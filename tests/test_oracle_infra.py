@@ -94,10 +94,10 @@ def _step_runs(job: dict) -> list[str]:
 # --- docker-compose.yml -----------------------------------------------------------------------
 
 
-def test_compose_image_is_a_pinned_full_faststart_tag(oracle_service):
+def test_compose_image_is_a_pinned_regular_faststart_tag(oracle_service):
     image = oracle_service["image"]
     assert re.fullmatch(r"gvenzl/oracle-free:\d+\.\d+\.\d+-faststart", image), (
-        f"{image}: pin an exact version of the full-feature faststart image, e.g. "
+        f"{image}: pin an exact version of the regular faststart image, e.g. "
         "gvenzl/oracle-free:23.26.0-faststart"
     )
     assert "slim" not in image, "slim images remove Oracle Text, Spatial, MLE and DBFS"
