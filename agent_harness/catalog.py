@@ -18,6 +18,10 @@ from agent_harness.memory import MemoryStore, content_hash
 __all__ = ["CatalogScanner", "Fact", "TABLES_SQL", "COLUMNS_SQL", "FOREIGN_KEYS_SQL"]
 
 FACT_KINDS = ("table", "column", "relationship")
+
+# ALL_TAB_COLUMNS lists INVISIBLE columns too, with a NULL COLUMN_ID (only hidden,
+# system-generated columns are left out): the filter keeps the facts to the visible columns, as
+# SELECT * shows them. On Oracle that drops PORTS.LOCATION and VESSEL_POSITIONS.LOCATION.
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
 
 TABLES_SQL = """SELECT t.table_name, c.comments
@@ -31,7 +35,7 @@ COLUMNS_SQL = """SELECT c.table_name, c.column_name, c.data_type, c.data_length,
 FROM all_tab_columns c
 LEFT JOIN all_col_comments k
   ON k.owner = c.owner AND k.table_name = c.table_name AND k.column_name = c.column_name
-WHERE c.owner = :owner
+WHERE c.owner = :owner AND c.column_id IS NOT NULL
 ORDER BY c.table_name, c.column_id"""
 
 FOREIGN_KEYS_SQL = """SELECT fk.constraint_name, fk.table_name, fc.column_name,

@@ -80,3 +80,38 @@ def test_scan_database_tool(harness):
     out = json.loads(harness.tools.call("scan_database", {}))
     assert out["added"] == 0 and out["unchanged"] > 50
     assert "error" in json.loads(harness.tools.call("scan_database", {"owner": "a b"}))
+
+
+class _DictionaryRows:
+    """Stands in for a backend's ``query``: rows of ALL_TAB_COLUMNS / ALL_COL_COMMENTS shaped as
+    Oracle shows an INVISIBLE column (listed, with a NULL COLUMN_ID; see the ALL_TAB_COLS page
+    of the Oracle Database Reference: only system-generated hidden columns are left out)."""
+
+    def __init__(self):
+        import apsw
+
+        self.conn = apsw.Connection(":memory:")
+        self.conn.execute(
+            "CREATE TABLE all_tab_columns (owner, table_name, column_name, data_type,"
+            " data_length, data_scale, nullable, column_id);"
+            "CREATE TABLE all_col_comments (owner, table_name, column_name, comments);"
+            "INSERT INTO all_tab_columns VALUES"
+            " ('SUPPLYCHAIN', 'PORTS', 'PORT_CODE', 'VARCHAR2', 5, NULL, 'N', 1),"
+            " ('SUPPLYCHAIN', 'PORTS', 'LATITUDE', 'NUMBER', 22, NULL, 'Y', 2),"
+            " ('SUPPLYCHAIN', 'PORTS', 'LOCATION', 'SDO_GEOMETRY', 1, NULL, 'Y', NULL);"
+            "INSERT INTO all_col_comments VALUES"
+            " ('SUPPLYCHAIN', 'PORTS', 'LOCATION', 'Invisible SDO_GEOMETRY point');"
+        )
+
+    def query(self, sql, binds=None):
+        cursor = self.conn.execute(sql, binds or {})
+        names = [d[0].lower() for d in cursor.get_description()]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def test_invisible_columns_are_not_column_facts():
+    facts = CatalogScanner(_DictionaryRows(), memory=None).column_facts("SUPPLYCHAIN")
+    assert [f.subject for f in facts] == [
+        "SUPPLYCHAIN.PORTS.PORT_CODE",
+        "SUPPLYCHAIN.PORTS.LATITUDE",
+    ]

@@ -11,10 +11,10 @@ from agent_harness.backends.embedded import MIGRATIONS, EmbeddedBackend, query_t
 def test_migrations_are_numbered_and_idempotent(tmp_path):
     backend = EmbeddedBackend(tmp_path)
     try:
-        assert backend.migrate() == [name for name, _ in MIGRATIONS]
+        assert backend.migrate() == MIGRATIONS.names()
         assert backend.migrate() == []
-        assert backend.applied_migrations() == [name for name, _ in MIGRATIONS]
-        assert all(name.startswith(f"m{i:03d}_") for i, (name, _) in enumerate(MIGRATIONS, 1))
+        assert backend.applied_migrations() == MIGRATIONS.names()
+        assert all(name.startswith(f"m{i:03d}_") for i, name in enumerate(MIGRATIONS.names(), 1))
     finally:
         backend.close()
     assert {p.name for p in tmp_path.iterdir()} >= {"harness.db", "supplychain.db"}

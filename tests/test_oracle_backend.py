@@ -5,7 +5,7 @@ Two halves:
 * Tests that run everywhere: the pure-Python half (Oracle Text query escaping, the read-only
   statement check, the model file, the embedding-mode decision, the JavaScript wrapper run in
   V8), the SQL fragments' shape, and the error when no database listens. No database is faked.
-* Tests marked ``oracle``: every statement of ``agent_harness/backends/oracle.py`` against a
+* Tests marked ``oracle``: every statement of ``agent_harness/backends/oracle/`` against a
   real Oracle AI Database. They are skipped with a stated reason where none is reachable
   (set WORKSHOP_ORACLE_DSN; the GitHub Actions Oracle job does).
 """
@@ -32,20 +32,22 @@ from test_search_fuzz import ADVERSARIAL, SEED_MEMORIES, _check_memories
 
 from agent_harness.backends import BackendError, ReadOnlyViolation, Scope
 from agent_harness.backends.oracle import MIGRATIONS, OracleBackend
-from agent_harness.backends.oracle_support import (
+from agent_harness.backends.oracle.embeddings import (
     CLIENT_MODE,
     DATABASE_MODE,
-    NO_MATCH_WORD,
     ModelSourceError,
     bind_text,
     choose_embedding_mode,
-    column_label,
+    read_onnx_model,
+)
+from agent_harness.backends.oracle.javascript import JS_ENVIRONMENT, mle_source, parse_mle_result
+from agent_harness.backends.oracle.readonly import column_label, screen_readonly_sql
+from agent_harness.backends.oracle.supplychain import create_table_sql
+from agent_harness.backends.oracle.text_query import (
+    MAX_TOKEN_BYTES,
+    NO_MATCH_WORD,
     contains_query,
     escape_text_token,
-    mle_source,
-    parse_mle_result,
-    read_onnx_model,
-    screen_readonly_sql,
 )
 from agent_harness.embeddings import DIMENSIONS
 from agent_harness.memory import MemoryStore, hybrid_sql
@@ -91,7 +93,7 @@ def test_every_hostile_query_becomes_escaped_terms(text):
     assert terms and all(terms)
     assert len(query.encode("utf-8")) <= 3500
     for term in terms:
-        assert len(term.encode("utf-8")) <= 64
+        assert len(term.encode("utf-8")) <= MAX_TOKEN_BYTES
         assert term == NO_MATCH_WORD or any(c.isalnum() for c in term), term
 
 
@@ -122,9 +124,18 @@ def test_a_closing_brace_is_doubled_inside_the_escape():
     assert _terms(escape_text_token("}}{")) == ["}}{"]
 
 
-def test_long_words_and_long_queries_are_cut():
-    assert _terms(contains_query("x" * 500)) == ["x" * 64]
-    assert len(contains_query("漢" * 500).encode("utf-8")) <= 66
+def test_long_words_are_cut_at_oracle_texts_255_byte_token_limit():
+    # Oracle Text (18c+) indexes tokens of up to 255 bytes; a 64-byte cut (the pre-18c limit)
+    # would lose the end of every long word, e.g. a container manifest id or a URL slug.
+    assert MAX_TOKEN_BYTES == 255
+    assert _terms(contains_query("x" * 500)) == ["x" * 255]
+    assert _terms(contains_query("y" * 200)) == ["y" * 200]  # kept whole, not cut at 64
+    (cjk,) = _terms(contains_query("漢" * 500))  # 3 bytes each: 85 characters, no half one
+    assert cjk == "漢" * 85 and len(cjk.encode("utf-8")) == 255
+    assert _terms(contains_query("é" * 200)) == ["é" * 127]  # 2 bytes each
+
+
+def test_long_queries_are_cut():
     many = " ".join(f"w{i:03d}{'é' * 20}" for i in range(64))
     assert len(contains_query(many).encode("utf-8")) <= 3500
 
@@ -150,6 +161,32 @@ def test_fragments_use_the_hnsw_index_and_oracle_text():
         assert re.match(r"SELECT \w+\.id, ROW_NUMBER\(\) OVER \(.*\) AS r, \w+\.score ", fragment)
 
 
+def _sql_of_notebook_piece(name: str) -> str:
+    """The Oracle piece ``-- <name>`` that notebook 02 shows, comments dropped, spaces folded."""
+    cells = json.loads((ROOT / "solutions" / "02_retrieval.ipynb").read_text(encoding="utf-8"))
+    text = next(
+        "".join(c["source"])
+        for c in cells["cells"]
+        if c["cell_type"] == "markdown" and "The same pieces on Oracle" in "".join(c["source"])
+    )
+    block = text.split("```sql\n", 1)[1].split("```", 1)[0]
+    pieces = re.split(r"^-- (VEC|TXT|TOP_K)\b.*$", block, flags=re.M)
+    piece = dict(zip(pieces[1::2], pieces[2::2]))[name]
+    return " ".join(line for line in piece.splitlines() if not line.lstrip().startswith("--"))
+
+
+def _folded(sql: str) -> str:
+    return re.sub(r"\s+", " ", sql).replace("( ", "(").replace(" )", ")").strip()
+
+
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [("VEC", "vector_ranked_sql"), ("TXT", "text_ranked_sql"), ("TOP_K", "top_k_sql")],
+)
+def test_notebook_02_shows_the_oracle_pieces_the_backend_runs(name, fragment):
+    assert _folded(_sql_of_notebook_piece(name)) == _folded(getattr(_unconnected(), fragment)())
+
+
 def test_hybrid_statement_binds_are_exactly_what_memory_search_passes():
     statement = hybrid_sql(_unconnected(), n_kinds=2)
     binds = set(re.findall(r":([a-z_0-9]+)", statement))  # the TO_CHAR format is upper case
@@ -163,34 +200,25 @@ def test_vector_bind_is_a_float32_array_of_384():
         _unconnected().vector_bind([0.0] * 3)
 
 
-def test_migrations_are_numbered():
-    names = [name for name, _ in MIGRATIONS]
-    assert all(name.startswith(f"m{i:03d}_") for i, name in enumerate(names, 1))
-    objects = [step.name for _, steps in MIGRATIONS for step in steps]
+def test_migrations_keep_their_shipped_names():
+    assert MIGRATIONS.names() == [
+        "m001_create_memory",
+        "m002_create_toolbox_and_skillbox",
+        "m003_create_scratchpad",
+        "m004_create_settings",
+    ]
+    objects = [step.name for m in MIGRATIONS for step in m.steps]
     assert len(objects) == len(set(objects)) and all(n == n.upper() for n in objects)
 
 
 def test_supplychain_tables_get_invisible_locations():
     from agent_harness.supplychain import TABLES
 
-    ddl = {t.name: OracleBackend._create_table_sql(t) for t in TABLES}
+    ddl = {t.name: create_table_sql(t) for t in TABLES}
     assert "location SDO_GEOMETRY INVISIBLE" in ddl["ports"]
     assert "location SDO_GEOMETRY INVISIBLE" in ddl["vessel_positions"]
     assert "SDO_GEOMETRY" not in ddl["vessels"]
     assert "CONSTRAINT vessels_carrier_id_fk FOREIGN KEY (carrier_id)" in ddl["vessels"]
-
-
-def test_no_other_module_holds_oracle_only_sql():
-    keywords = ("VECTOR_DISTANCE", "CONTAINS(", "DBMS_", "FETCH APPROX", "VECTOR_EMBEDDING(")
-    allowed = {ROOT / "agent_harness" / "backends" / "oracle.py"}
-    skipped = {"tests", "notebooks", "solutions", "docs", ".venv", ".git", "node_modules"}
-    offenders = []
-    for path in ROOT.rglob("*.py"):
-        if path in allowed or skipped & set(path.relative_to(ROOT).parts):
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        offenders += [f"{path.relative_to(ROOT)}: {k}" for k in keywords if k in text]
-    assert not offenders, "Oracle SQL belongs in backends/oracle.py: " + ", ".join(offenders)
 
 
 # === the read-only statement check (runs everywhere) =========================================
@@ -363,21 +391,39 @@ def test_bound_text_is_never_empty_and_always_encodable():
     assert len(bind_text("x" * 10_000)) == 1000
 
 
-# === the exec_js wrapper, run in V8 with a stand-in for mle-js-bindings (runs everywhere) ====
-def _run_wrapper(code: str) -> dict:
+# === the exec_js wrapper, run in V8 exactly as MLE runs it (runs everywhere) ===============
+def _run_wrapper(code: str, host_require: bool = False) -> dict:
+    """Evaluate the wrapper as one script and read its completion value, which is what
+    DBMS_MLE.eval(..., result => clob) appends to the CLOB ("Returning the Result of the Last
+    Execution", Oracle JavaScript Developer's Guide). V8, like a PURE MLE context, has no
+    ``require``; ``host_require`` adds one that throws, to show the wrapper never calls it."""
     from py_mini_racer import MiniRacer
 
     ctx = MiniRacer()
     try:
-        # MLE's require("mle-js-bindings").exportValue is the only host call the wrapper makes.
-        ctx.eval(
-            "var __exported = null; globalThis.require = function (name) {"
-            " return {exportValue: function (k, v) { __exported = v; }}; };"
-        )
-        ctx.eval(mle_source(code))
-        return parse_mle_result(ctx.eval("__exported"))
+        if host_require:
+            ctx.eval("globalThis.require = function () { throw new Error('require called'); };")
+        assert ctx.eval("typeof require") == ("function" if host_require else "undefined")
+        return parse_mle_result(ctx.eval(mle_source(code)))
     finally:
         ctx.close()
+
+
+def test_the_js_wrapper_needs_no_require_and_no_bindings():
+    # A PURE context has no require (JavaScript Developer's Guide, "About Restricted Execution
+    # Contexts"): the wrapper must not reach for mle-js-bindings or any other module.
+    source = mle_source("1 + 1")
+    assert "require(" not in source and "mle-js-bindings" not in source
+    assert _run_wrapper("1 + 1") == {"result": 2, "console": []}
+    assert _run_wrapper("1 + 1", host_require=True) == {"result": 2, "console": []}
+
+
+def test_the_result_clob_may_hold_the_json_text_or_its_quoted_form():
+    text = json.dumps({"result": [1, "a"], "console": ["x"]})
+    assert parse_mle_result(text) == {"result": [1, "a"], "console": ["x"]}
+    assert parse_mle_result(json.dumps(text)) == {"result": [1, "a"], "console": ["x"]}
+    for unreadable in (None, "", "42", "not json", json.dumps("still not an object")):
+        assert "no readable result" in parse_mle_result(unreadable)["error"]
 
 
 @pytest.mark.parametrize(
@@ -390,6 +436,7 @@ def _run_wrapper(code: str) -> dict:
         ("Math.max(3, 9, 4)", {"result": 9, "console": []}),
         ("undefined", {"result": None, "console": []}),
         ("typeof require", {"result": "undefined", "console": []}),
+        ("const xs = [3, 1, 2]; xs.sort((a, b) => a - b)[1]", {"result": 2, "console": []}),
         (
             '"quotes \\" and ` and </script> and \\u2028"',
             {"result": 'quotes " and ` and </script> and \u2028', "console": []},
@@ -404,6 +451,16 @@ def test_the_js_wrapper_reports_errors_as_data():
     out = _run_wrapper("console.log('before'); throw new Error('boom')")
     assert "boom" in out["error"] and out["console"] == ["before"]
     assert "SyntaxError" in _run_wrapper("this is not javascript")["error"]
+
+
+def test_once_mle_has_failed_exec_js_runs_in_v8_and_says_why():
+    backend = _unconnected()
+    backend._init_javascript()
+    backend._js_unavailable = "MLE failed in the database (ORA-04102: example)"
+    out = backend.run_js("console.log('x'); 6 * 7", 1000)
+    assert (out["result"], out["console"]) == (42, ["x"])
+    assert "client-side V8 sandbox" in out["note"] and "ORA-04102" in out["note"]
+    assert backend.run_js("   ", 1000) is None  # empty code: the sandbox words that error
 
 
 def test_a_long_console_is_cut():
@@ -477,11 +534,11 @@ def oracle_seeded(oracle_memory):
 def test_migrations_are_idempotent_and_every_object_exists(oracle_harness):
     backend = oracle_harness.backend
     assert backend.migrate() == []
-    assert backend.applied_migrations() == [name for name, _ in MIGRATIONS]
-    for _, steps in MIGRATIONS:
-        for step in steps:
-            assert backend._exists(step.kind, step.name), step.name
-            backend._apply(step)  # an existing object is skipped, never an error
+    assert backend.applied_migrations()[: len(MIGRATIONS)] == MIGRATIONS.names()
+    for migration in MIGRATIONS:
+        for step in migration.steps:
+            assert backend.object_exists(step.kind, step.name), step.name
+            backend.run_migration_step(step)  # an existing object is skipped, never an error
 
 
 @pytest.mark.oracle
@@ -748,16 +805,52 @@ def test_a_missing_model_file_falls_back_without_error(oracle_harness):
 def test_exec_js_runs_on_mle(oracle_harness):
     backend = oracle_harness.backend
     out = backend.run_js("console.log('n =', 3); [1, 2, 3].map(x => x * 2)", 2000)
-    if out is None:
-        pytest.skip(f"MLE is not usable here: {backend.describe()}")
-    assert out == {"result": [2, 4, 6], "console": ["n = 3"]}
+    # No fallback here: the regular image has MLE, and a note means MLE itself failed.
+    assert out == {"result": [2, 4, 6], "console": ["n = 3"]}, backend.describe()
+    assert "exec_js: MLE" in backend.describe()
     assert "boom" in backend.run_js("throw new Error('boom')", 2000)["error"]
-    assert backend.run_js("[typeof require, typeof fetch]", 2000)["result"] == ["undefined"] * 2
+    assert "SyntaxError" in backend.run_js("this is not javascript", 2000)["error"]
+    assert backend.run_js("[typeof require, typeof session]", 2000)["result"] == ["undefined"] * 2
     backend.run_js("globalThis.leak = 42", 2000)
     assert backend.run_js("typeof leak", 2000)["result"] == "undefined"
+    assert backend.run_js("'é🚢' + '\\u2028'", 2000)["result"] == "é🚢\u2028"
     started = time.monotonic()
     assert "timed out" in backend.run_js("while (true) {}", 300)["error"]
     assert time.monotonic() - started < 10
-    assert backend.run_js("6 * 7", 2000)["result"] == 42  # a new connection after the timeout
+    assert backend.run_js("6 * 7", 2000) == {"result": 42, "console": []}  # a new connection
     tool = json.loads(oracle_harness.tools.call("exec_js", {"code": "Math.max(3, 9, 4)"}))
-    assert tool["result"] == 9
+    assert tool == {"result": 9, "console": []}
+
+
+@pytest.mark.oracle
+@ORACLE_SKIP
+def test_the_pure_environment_is_created_once(oracle_harness):
+    backend = oracle_harness.backend
+    assert backend.run_js("1", 2000) == {"result": 1, "console": []}
+    envs = backend.query(
+        "SELECT COUNT(*) AS n FROM user_mle_envs WHERE env_name = :name", {"name": JS_ENVIRONMENT}
+    )
+    assert envs[0]["n"] == 1
+    backend._drop_js_connection()  # the next call runs CREATE MLE ENV IF NOT EXISTS again
+    assert backend.run_js("2", 2000) == {"result": 2, "console": []}
+    assert backend._js_unavailable is None
+
+
+@pytest.mark.oracle
+@ORACLE_SKIP
+def test_a_failing_mle_falls_back_to_v8_with_a_note(oracle_harness, monkeypatch):
+    from agent_harness.backends.oracle import javascript
+
+    backend = oracle_harness.backend
+    backend._drop_js_connection()
+    # A context from an environment that does not exist: MLE itself fails in the database.
+    broken = javascript._EVAL_PLSQL.replace("environment => :env", "environment => :env || '_X'")
+    assert broken != javascript._EVAL_PLSQL
+    monkeypatch.setattr(javascript, "_EVAL_PLSQL", broken)
+    try:
+        out = backend.run_js("6 * 7", 2000)
+        assert out["result"] == 42 and "client-side V8 sandbox" in out["note"], out
+        assert "client-side V8" in backend.describe()
+    finally:
+        backend._js_unavailable = None
+        backend._drop_js_connection()

@@ -94,10 +94,10 @@ def _step_runs(job: dict) -> list[str]:
 # --- docker-compose.yml -----------------------------------------------------------------------
 
 
-def test_compose_image_is_a_pinned_full_faststart_tag(oracle_service):
+def test_compose_image_is_a_pinned_regular_faststart_tag(oracle_service):
     image = oracle_service["image"]
     assert re.fullmatch(r"gvenzl/oracle-free:\d+\.\d+\.\d+-faststart", image), (
-        f"{image}: pin an exact version of the full-feature faststart image, e.g. "
+        f"{image}: pin an exact version of the regular faststart image, e.g. "
         "gvenzl/oracle-free:23.26.0-faststart"
     )
     assert "slim" not in image, "slim images remove Oracle Text, Spatial, MLE and DBFS"
@@ -211,6 +211,33 @@ def test_ready_script_writes_its_marker_or_fails_loudly(tmp_path):
     failed = _run_script("99_ready.sh", WORKSHOP_READY_FILE=str(blocked / "ready"))
     assert failed.returncode == 1
     assert "cannot write" in failed.stderr
+
+
+def _heredocs(path: Path) -> list[str]:
+    """Every SQL here-document of a start-up script."""
+    return re.findall(r"<<SQL[^\n]*\n(.*?)\nSQL\n", path.read_text(encoding="utf-8"), re.S)
+
+
+@pytest.mark.parametrize("name", ["01_vector_pool.sh", "02_users.sh"])
+def test_every_sqlplus_block_exits_with_failure_on_an_error(name):
+    # EXIT SQL.SQLCODE exits with the ORA number modulo 256: ORA-01536 would exit 0.
+    blocks = _heredocs(STARTDB / name)
+    text = (STARTDB / name).read_text(encoding="utf-8")
+    assert blocks and len(blocks) == text.count("<<SQL"), f"{name}: a here-document was missed"
+    for block in blocks:
+        first = [line.strip() for line in block.splitlines() if line.strip()][:2]
+        assert first == ["WHENEVER SQLERROR EXIT FAILURE", "WHENEVER OSERROR EXIT FAILURE"], (
+            name,
+            first,
+        )
+        assert "SQL.SQLCODE" not in block
+
+
+@POSIX_BASH
+def test_why_sqlcode_is_no_exit_status():
+    # What the shell sees of `EXIT SQL.SQLCODE` after ORA-01536 (space quota exceeded).
+    result = subprocess.run(["bash", "-c", "exit 1536"], check=False)
+    assert result.returncode == 0
 
 
 def test_vector_pool_is_set_in_the_spfile_and_the_instance_restarted():

@@ -1,9 +1,11 @@
 """The backend boundary: what the harness needs from a database, with no dialect in it.
 
-Two backends implement it: :mod:`agent_harness.backends.embedded` (SQLite + FTS5 + sqlite-vec, the
-default) and the Oracle backend (Oracle AI Database: VECTOR columns, HNSW, Oracle Text). Every
-dialect-specific statement lives in the backend module; the memory store, the catalog scanner, the
-tool registry and the skills library are written once against this interface.
+Two backends implement it, one package per SQL dialect: :mod:`agent_harness.backends.embedded`
+(SQLite + FTS5 + sqlite-vec, the default) and :mod:`agent_harness.backends.oracle` (Oracle AI
+Database: VECTOR columns, HNSW, Oracle Text). Every dialect-specific statement lives in its
+package (``tests/test_backend_layout.py`` checks it); the memory store, the catalog scanner, the
+tool registry, the skills library and the migration runner are written once against this
+interface.
 
 Two design choices keep the interface from being SQLite-shaped:
 
@@ -23,6 +25,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from agent_harness.backends.migrations import (
+    Migrations,
+    applied_migration_names,
+    apply_migrations,
+)
 
 __all__ = [
     "Backend",
@@ -78,14 +86,28 @@ class Backend(abc.ABC):
     tool_ranking: Any
     provenance: Any
 
-    # --- life cycle -------------------------------------------------------------------------
-    @abc.abstractmethod
-    def migrate(self) -> list[str]:
-        """Apply the numbered migrations not yet applied; return their names (idempotent)."""
+    #: This dialect's named migrations (``backends/<dialect>/migrations.py``).
+    migrations: Migrations
+    #: The dialect's ``CREATE TABLE IF NOT EXISTS schema_migrations (...)``.
+    migration_ledger_ddl: str = ""
+    #: What the dialect raises when ``schema_migrations`` does not exist yet.
+    missing_ledger_errors: tuple[type[Exception], ...] = ()
 
-    @abc.abstractmethod
+    # --- life cycle -------------------------------------------------------------------------
+    def migrate(self) -> list[str]:
+        """Apply the migrations whose names are not recorded yet; return their names.
+
+        Idempotent; the runner is :func:`agent_harness.backends.migrations.apply_migrations`.
+        """
+        return apply_migrations(self, self.migrations)
+
     def applied_migrations(self) -> list[str]:
         """Names of the migrations applied to this database, in order."""
+        return applied_migration_names(self)
+
+    @abc.abstractmethod
+    def run_migration_step(self, step: Any) -> None:
+        """Run one step of one of this dialect's migrations."""
 
     @abc.abstractmethod
     def close(self) -> None:

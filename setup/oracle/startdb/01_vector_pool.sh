@@ -22,10 +22,14 @@ set -Eeuo pipefail
 
 WORKSHOP_VECTOR_POOL_MB=512
 
+# Every sqlplus here-document starts with WHENEVER SQLERROR EXIT FAILURE, not EXIT SQL.SQLCODE:
+# a shell keeps an exit status modulo 256, so e.g. ORA-01536 (1536 = 6 * 256) would exit 0 and
+# look like success (SQL*Plus User's Guide, EXIT: "limited to zero to 255" on UNIX).
+
 workshop_sql_value() {
     # Print one value from the CDB root (as SYSDBA), without headings or blanks.
     sqlplus -s / as sysdba <<SQL | tr -d '[:space:]'
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE
 WHENEVER OSERROR EXIT FAILURE
 SET HEADING OFF FEEDBACK OFF PAGESIZE 0 VERIFY OFF ECHO OFF
 $1
@@ -53,7 +57,7 @@ workshop_vector_pool() {
 
     echo "WORKSHOP: vector pool is ${current:-0} bytes; setting ${WORKSHOP_VECTOR_POOL_MB}M in the SPFILE and restarting the instance once."
     sqlplus -s / as sysdba <<SQL
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE
 WHENEVER OSERROR EXIT FAILURE
 ALTER SYSTEM SET vector_memory_size = ${WORKSHOP_VECTOR_POOL_MB}M SCOPE = SPFILE;
 SHUTDOWN IMMEDIATE

@@ -55,8 +55,9 @@ workshop_users() {
     workshop_check_password WORKSHOP_ORACLE_SC_PASSWORD "${sc_password}"
     workshop_check_password WORKSHOP_ORACLE_RO_PASSWORD "${ro_password}"
 
+    # EXIT FAILURE, not EXIT SQL.SQLCODE: exit statuses are kept modulo 256 (see 01_*.sh).
     sqlplus -s / as sysdba <<SQL
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE
 WHENEVER OSERROR EXIT FAILURE
 SET SERVEROUTPUT ON FEEDBACK OFF DEFINE OFF
 ALTER SESSION SET CONTAINER=FREEPDB1;

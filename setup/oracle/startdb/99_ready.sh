@@ -2,11 +2,14 @@
 # 99_ready.sh: tell the health check that the workshop's start-up work is done.
 #
 # What: writes the marker file /run/workshop/ready (override: WORKSHOP_READY_FILE).
-# Why:  the image's own healthcheck.sh only checks that FREEPDB1 is open READ WRITE, and it
-#       already says so while the scripts before this one are still running (01_vector_pool.sh
-#       may even restart the instance). docker-compose.yml's health check is
-#       `test -f /run/workshop/ready && healthcheck.sh`, so `docker compose up --wait` returns
-#       only when the vector pool is set and the users exist.
+# Why:  the image's healthcheck.sh runs one query: is FREEPDB1 open READ WRITE in V$PDBS. The
+#       image's container-entrypoint.sh opens the database first and runs the start-up scripts
+#       after that, so nothing in healthcheck.sh waits for them: it can pass while
+#       01_vector_pool.sh is about to restart the instance or 02_users.sh has not created the
+#       users yet (gvenzl/oci-oracle-free: healthcheck.sh, container-entrypoint.sh).
+#       docker-compose.yml's health check is `test -f /run/workshop/ready && healthcheck.sh`,
+#       so `docker compose up --wait` returns only when the vector pool is set and the users
+#       exist.
 # When: every container start, last (scripts run in alphabetical order). /run/workshop is a
 #       tmpfs in docker-compose.yml, so the marker disappears when the container stops and a
 #       marker from an earlier start can never make a restarting database look ready.

@@ -27,73 +27,11 @@ __all__ = [
     "EmbeddedTelemetry",
     "EmbeddedBreakers",
     "EmbeddedToolRanking",
-    "REGISTRY_MIGRATIONS",
     "to_text",
     "to_time",
 ]
 
-_NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-
-REGISTRY_MIGRATIONS: list[tuple[str, list[str]]] = [
-    (
-        "m004_create_settings",
-        [
-            f"""CREATE TABLE IF NOT EXISTS harness_settings (
-                name TEXT PRIMARY KEY,
-                value TEXT,
-                updated_at TEXT NOT NULL DEFAULT ({_NOW}))""",
-        ],
-    ),
-    (
-        "m005_create_tool_telemetry",
-        [
-            """CREATE TABLE tool_telemetry (
-                id INTEGER PRIMARY KEY,
-                gen_ai_tool_name TEXT NOT NULL,
-                gen_ai_tool_call_id TEXT,
-                gen_ai_tool_type TEXT NOT NULL DEFAULT 'function',
-                tool_category TEXT,
-                gen_ai_conversation_id TEXT,
-                turn_id TEXT,
-                gen_ai_tool_call_arguments TEXT,
-                success INTEGER CHECK (success IN (0, 1)),
-                error_type TEXT,
-                error_message TEXT,
-                duration_ms REAL NOT NULL,
-                output_chars INTEGER NOT NULL DEFAULT 0,
-                started_at TEXT NOT NULL)""",
-            # The window of a tool is read newest first through this index.
-            "CREATE INDEX tool_telemetry_tool ON tool_telemetry (gen_ai_tool_name, id)",
-            "CREATE INDEX tool_telemetry_time ON tool_telemetry (started_at)",
-            "CREATE INDEX tool_telemetry_turn ON tool_telemetry (turn_id)",
-        ],
-    ),
-    (
-        "m006_create_tool_breakers",
-        [
-            """CREATE TABLE tool_breakers (
-                tool_name TEXT PRIMARY KEY,
-                state TEXT NOT NULL CHECK (state IN ('closed', 'open', 'half_open')),
-                since TEXT NOT NULL,
-                reason TEXT,
-                retry_at TEXT,
-                trial_successes INTEGER NOT NULL DEFAULT 0,
-                trial_failures INTEGER NOT NULL DEFAULT 0,
-                window_start_id INTEGER NOT NULL DEFAULT 0,
-                opened_count INTEGER NOT NULL DEFAULT 0)""",
-            """CREATE TABLE tool_transitions (
-                id INTEGER PRIMARY KEY,
-                tool_name TEXT NOT NULL,
-                from_state TEXT NOT NULL,
-                to_state TEXT NOT NULL,
-                reason TEXT NOT NULL,
-                actor TEXT NOT NULL,
-                evidence TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(evidence)),
-                at TEXT NOT NULL)""",
-            "CREATE INDEX tool_transitions_tool ON tool_transitions (tool_name, id)",
-        ],
-    ),
-]
+from agent_harness.backends.embedded.migrations import NOW as _NOW
 
 
 def to_text(value: dt.datetime | None) -> str | None:

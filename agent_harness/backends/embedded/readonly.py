@@ -27,6 +27,7 @@ from typing import Any
 import apsw
 
 from agent_harness.backends.base import BackendError, ReadOnlyResult, ReadOnlyViolation
+from agent_harness.backends.embedded.dictionary import USER_TABLES_SQL, create_dictionary_views
 
 __all__ = ["ReadOnlyConnection"]
 
@@ -56,8 +57,6 @@ class ReadOnlyConnection:
     """One read-only connection to ``supplychain.db``; thread-safe, one statement at a time."""
 
     def __init__(self, supplychain_path: Path):
-        from agent_harness.backends.embedded import create_dictionary_views
-
         self._lock = threading.Lock()
         self.conn = apsw.Connection(
             ":memory:",
@@ -66,13 +65,7 @@ class ReadOnlyConnection:
         uri = Path(supplychain_path).resolve().as_uri() + "?mode=ro"
         self.conn.execute("ATTACH DATABASE ? AS supplychain", (uri,))
         # Unqualified names work too, as for an Oracle user whose CURRENT_SCHEMA is SUPPLYCHAIN.
-        tables = [
-            r[0]
-            for r in self.conn.execute(
-                "SELECT name FROM supplychain.sqlite_schema WHERE type = 'table'"
-                " AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'"
-            )
-        ]
+        tables = [r[0] for r in self.conn.execute(USER_TABLES_SQL)]
         for table in tables:
             self.conn.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM supplychain.{table}")
         create_dictionary_views(self.conn)

@@ -12,50 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_harness.backends.embedded_registry import to_text, to_time
+from agent_harness.backends.embedded.registry import to_text, to_time
 from agent_harness.backends.roles import ProvenanceStore
 
-__all__ = ["EmbeddedProvenance", "PROVENANCE_MIGRATIONS"]
+__all__ = ["EmbeddedProvenance"]
 
-PROVENANCE_MIGRATIONS: list[tuple[str, list[str]]] = [
-    (
-        "m007_create_provenance",
-        [
-            """CREATE TABLE agent_turns (
-                turn_id TEXT PRIMARY KEY,
-                thread_id TEXT,
-                user_id TEXT,
-                agent_id TEXT,
-                question TEXT NOT NULL,
-                model TEXT,
-                answer TEXT,
-                status TEXT NOT NULL DEFAULT 'running',
-                started_at TEXT NOT NULL,
-                duration_ms REAL,
-                prompt_tokens INTEGER,
-                completion_tokens INTEGER,
-                total_tokens INTEGER)""",
-            "CREATE INDEX agent_turns_thread ON agent_turns (thread_id, started_at)",
-            # telemetry_id is a soft link: retention may prune the telemetry row, never the trail.
-            """CREATE TABLE turn_events (
-                id INTEGER PRIMARY KEY,
-                turn_id TEXT NOT NULL REFERENCES agent_turns (turn_id) ON DELETE CASCADE,
-                parent_id INTEGER REFERENCES turn_events (id) ON DELETE CASCADE,
-                seq INTEGER NOT NULL,
-                kind TEXT NOT NULL,
-                name TEXT,
-                ok INTEGER,
-                telemetry_id INTEGER,
-                detail TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(detail)),
-                at TEXT NOT NULL,
-                duration_ms REAL)""",
-            "CREATE INDEX turn_events_turn ON turn_events (turn_id, seq)",
-            "CREATE INDEX turn_events_parent ON turn_events (parent_id)",
-            "CREATE INDEX turn_events_kind_name ON turn_events (kind, name)",
-            "CREATE INDEX turn_events_telemetry ON turn_events (telemetry_id)",
-        ],
-    ),
-]
 
 _TURN_TIMES = ("started_at",)
 

@@ -1,0 +1,222 @@
+"""The embedded backend's migrations: SQLite DDL, each step one statement.
+
+Named and append-only (see :mod:`agent_harness.backends.migrations`): to add one, append
+``Migration("m005_what_it_does", [...statements])`` to :data:`MIGRATIONS`. Never edit or rename
+one that has shipped. Each migration runs inside one savepoint with its record in
+``schema_migrations``, so it applies completely or not at all.
+"""
+
+from __future__ import annotations
+
+import apsw
+
+from agent_harness.backends.migrations import Migration, Migrations
+from agent_harness.embeddings import DIMENSIONS
+
+__all__ = ["MIGRATIONS", "LEDGER_DDL", "MigrationSteps", "NOW"]
+
+NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+MIGRATIONS = Migrations(
+    "embedded",
+    [
+        Migration(
+            "m001_create_memory",
+            [
+                f"""CREATE TABLE memories (
+                id INTEGER PRIMARY KEY,
+                user_id TEXT NOT NULL,
+                agent_id TEXT NOT NULL,
+                thread_id TEXT,
+                kind TEXT NOT NULL,
+                subject TEXT,
+                content TEXT NOT NULL,
+                metadata TEXT NOT NULL DEFAULT '{{}}' CHECK (json_valid(metadata)),
+                content_hash TEXT NOT NULL,
+                created_at TEXT NOT NULL DEFAULT ({NOW}),
+                updated_at TEXT NOT NULL DEFAULT ({NOW}))""",
+                "CREATE INDEX memories_scope_kind ON memories (user_id, agent_id, kind, subject)",
+                "CREATE INDEX memories_thread ON memories (thread_id)",
+                # External-content FTS5 table kept in step by triggers, inside the same transaction.
+                """CREATE VIRTUAL TABLE memory_fts USING fts5(
+                content, subject, content='memories', content_rowid='id',
+                tokenize='porter unicode61 remove_diacritics 2')""",
+                """CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+                INSERT INTO memory_fts(rowid, content, subject)
+                VALUES (new.id, new.content, new.subject); END""",
+                """CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+                INSERT INTO memory_fts(memory_fts, rowid, content, subject)
+                VALUES ('delete', old.id, old.content, old.subject); END""",
+                """CREATE TRIGGER memories_au AFTER UPDATE OF content, subject ON memories BEGIN
+                INSERT INTO memory_fts(memory_fts, rowid, content, subject)
+                VALUES ('delete', old.id, old.content, old.subject);
+                INSERT INTO memory_fts(rowid, content, subject)
+                VALUES (new.id, new.content, new.subject); END""",
+                # scope (user + agent) is a partition key: a search scans only its own scope.
+                # Vectors are unit length, so L2 ranks exactly as cosine does, and sqlite-vec's L2
+                # kernel is about 15% faster; the search reports cosine distance = L2^2 / 2.
+                f"""CREATE VIRTUAL TABLE memory_vec USING vec0(
+                memory_id INTEGER PRIMARY KEY,
+                embedding float[{DIMENSIONS}] distance_metric=l2,
+                scope TEXT PARTITION KEY,
+                kind TEXT)""",
+            ],
+        ),
+        Migration(
+            "m002_create_toolbox_and_skillbox",
+            [
+                # category and enabled are read by later features (telemetry, progressive
+                # disclosure).
+                f"""CREATE TABLE toolbox (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                description TEXT NOT NULL,
+                parameters TEXT NOT NULL CHECK (json_valid(parameters)),
+                category TEXT,
+                always_on INTEGER NOT NULL DEFAULT 0,
+                enabled INTEGER NOT NULL DEFAULT 1,
+                content_hash TEXT NOT NULL,
+                updated_at TEXT NOT NULL DEFAULT ({NOW}))""",
+                f"""CREATE VIRTUAL TABLE toolbox_vec USING vec0(
+                id INTEGER PRIMARY KEY, embedding float[{DIMENSIONS}] distance_metric=cosine)""",
+                f"""CREATE TABLE skillbox (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                title TEXT NOT NULL,
+                description TEXT NOT NULL,
+                body TEXT NOT NULL,
+                source TEXT NOT NULL,
+                path TEXT,
+                content_hash TEXT NOT NULL,
+                updated_at TEXT NOT NULL DEFAULT ({NOW}))""",
+                f"""CREATE VIRTUAL TABLE skillbox_vec USING vec0(
+                id INTEGER PRIMARY KEY, embedding float[{DIMENSIONS}] distance_metric=cosine)""",
+            ],
+        ),
+        Migration(
+            "m003_create_scratchpad",
+            [
+                f"""CREATE TABLE scratch_files (
+                user_id TEXT NOT NULL,
+                agent_id TEXT NOT NULL,
+                path TEXT NOT NULL,
+                content TEXT NOT NULL,
+                updated_at TEXT NOT NULL DEFAULT ({NOW}),
+                PRIMARY KEY (user_id, agent_id, path))""",
+            ],
+        ),
+        Migration(
+            "m004_create_settings",
+            [
+                f"""CREATE TABLE IF NOT EXISTS harness_settings (
+                    name TEXT PRIMARY KEY,
+                    value TEXT,
+                    updated_at TEXT NOT NULL DEFAULT ({NOW}))""",
+            ],
+        ),
+        Migration(
+            "m005_create_tool_telemetry",
+            [
+                """CREATE TABLE tool_telemetry (
+                    id INTEGER PRIMARY KEY,
+                    gen_ai_tool_name TEXT NOT NULL,
+                    gen_ai_tool_call_id TEXT,
+                    gen_ai_tool_type TEXT NOT NULL DEFAULT 'function',
+                    tool_category TEXT,
+                    gen_ai_conversation_id TEXT,
+                    turn_id TEXT,
+                    gen_ai_tool_call_arguments TEXT,
+                    success INTEGER CHECK (success IN (0, 1)),
+                    error_type TEXT,
+                    error_message TEXT,
+                    duration_ms REAL NOT NULL,
+                    output_chars INTEGER NOT NULL DEFAULT 0,
+                    started_at TEXT NOT NULL)""",
+                # The window of a tool is read newest first through this index.
+                "CREATE INDEX tool_telemetry_tool ON tool_telemetry (gen_ai_tool_name, id)",
+                "CREATE INDEX tool_telemetry_time ON tool_telemetry (started_at)",
+                "CREATE INDEX tool_telemetry_turn ON tool_telemetry (turn_id)",
+            ],
+        ),
+        Migration(
+            "m006_create_tool_breakers",
+            [
+                """CREATE TABLE tool_breakers (
+                    tool_name TEXT PRIMARY KEY,
+                    state TEXT NOT NULL CHECK (state IN ('closed', 'open', 'half_open')),
+                    since TEXT NOT NULL,
+                    reason TEXT,
+                    retry_at TEXT,
+                    trial_successes INTEGER NOT NULL DEFAULT 0,
+                    trial_failures INTEGER NOT NULL DEFAULT 0,
+                    window_start_id INTEGER NOT NULL DEFAULT 0,
+                    opened_count INTEGER NOT NULL DEFAULT 0)""",
+                """CREATE TABLE tool_transitions (
+                    id INTEGER PRIMARY KEY,
+                    tool_name TEXT NOT NULL,
+                    from_state TEXT NOT NULL,
+                    to_state TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    actor TEXT NOT NULL,
+                    evidence TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(evidence)),
+                    at TEXT NOT NULL)""",
+                "CREATE INDEX tool_transitions_tool ON tool_transitions (tool_name, id)",
+            ],
+        ),
+        Migration(
+            "m007_create_provenance",
+            [
+                """CREATE TABLE agent_turns (
+                    turn_id TEXT PRIMARY KEY,
+                    thread_id TEXT,
+                    user_id TEXT,
+                    agent_id TEXT,
+                    question TEXT NOT NULL,
+                    model TEXT,
+                    answer TEXT,
+                    status TEXT NOT NULL DEFAULT 'running',
+                    started_at TEXT NOT NULL,
+                    duration_ms REAL,
+                    prompt_tokens INTEGER,
+                    completion_tokens INTEGER,
+                    total_tokens INTEGER)""",
+                "CREATE INDEX agent_turns_thread ON agent_turns (thread_id, started_at)",
+                # telemetry_id is a soft link: retention may prune telemetry, never the trail.
+                """CREATE TABLE turn_events (
+                    id INTEGER PRIMARY KEY,
+                    turn_id TEXT NOT NULL REFERENCES agent_turns (turn_id) ON DELETE CASCADE,
+                    parent_id INTEGER REFERENCES turn_events (id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    name TEXT,
+                    ok INTEGER,
+                    telemetry_id INTEGER,
+                    detail TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(detail)),
+                    at TEXT NOT NULL,
+                    duration_ms REAL)""",
+                "CREATE INDEX turn_events_turn ON turn_events (turn_id, seq)",
+                "CREATE INDEX turn_events_parent ON turn_events (parent_id)",
+                "CREATE INDEX turn_events_kind_name ON turn_events (kind, name)",
+                "CREATE INDEX turn_events_telemetry ON turn_events (telemetry_id)",
+            ],
+        ),
+    ],
+)
+
+LEDGER_DDL = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
+    f" name TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT ({NOW}))"
+)
+
+
+class MigrationSteps:
+    """Mixin for :class:`~agent_harness.backends.embedded.EmbeddedBackend`: the hooks of the
+    shared migration runner. Needs ``self.conn`` (apsw)."""
+
+    migrations = MIGRATIONS
+    migration_ledger_ddl = LEDGER_DDL
+    missing_ledger_errors = (apsw.SQLError,)
+
+    def run_migration_step(self, step: str) -> None:
+        """Run one DDL statement (a trigger body is one statement too)."""
+        self.conn.execute(step)

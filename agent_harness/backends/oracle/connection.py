@@ -1,0 +1,157 @@
+"""Connecting to Oracle, and plain SQL on the harness owner's connection.
+
+Three database users, created by the start-up scripts in ``setup/oracle/startdb/``:
+
+* the harness owner (``WORKSHOP_ORACLE_USER``, DB_DEVELOPER_ROLE): every harness table;
+* the read-only user behind ``run_sql`` (``WORKSHOP_ORACLE_RO_USER``): CREATE SESSION only, plus
+  SELECT grants on the demo tables (:mod:`agent_harness.backends.oracle.readonly`);
+* SUPPLYCHAIN (``WORKSHOP_ORACLE_SC_USER``): owns the demo tables
+  (:mod:`agent_harness.backends.oracle.supplychain`).
+
+:func:`connect_user` waits while the database is still opening (the listener answers before the
+service is registered, and ``01_vector_pool.sh`` restarts the instance once per volume), and
+fails at once when nothing listens: :func:`~agent_harness.backends.oracle.errors.
+database_is_opening` tells the two apart.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import oracledb
+
+from agent_harness.backends.base import BackendError
+from agent_harness.backends.oracle.errors import database_is_opening, hint, whole_text
+from agent_harness.config import Settings
+
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "STARTUP_POLL_S",
+    "STARTUP_WAIT_S",
+    "PlainSQL",
+    "connect_user",
+    "dict_rows",
+    "iso_text",
+    "used_binds",
+]
+
+CONNECT_TIMEOUT_S = 5.0
+STARTUP_WAIT_S = 90.0  # a database that is still opening (listener up, PDB not open yet)
+STARTUP_POLL_S = 3.0
+_TS = '\'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"\''
+
+
+def iso_text(column: str) -> str:
+    """SQL for a TIMESTAMP WITH TIME ZONE as the ISO text the embedded backend stores."""
+    return f"TO_CHAR(SYS_EXTRACT_UTC({column}), {_TS})"
+
+
+def used_binds(sql: str, binds: Any) -> Any:
+    """Only the named binds the statement uses: oracledb refuses unknown names (DPY-4008),
+    where SQLite ignores them, and backend-neutral callers may pass a few extra."""
+    if not isinstance(binds, dict):
+        return binds or {}
+    names = {n.lower() for n in re.findall(r":([A-Za-z_][A-Za-z0-9_$#]*)", sql)}
+    return {k: v for k, v in binds.items() if k.lower() in names}
+
+
+def dict_rows(cursor) -> list[dict]:
+    """The cursor's rows as dicts with lower-case keys ([] for a statement without rows)."""
+    if cursor.description is None:
+        return []
+    names = [d[0].lower() for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def connect_user(
+    settings: Settings, user: str, password: str, role: str, wait_s: float | None = None
+) -> oracledb.Connection:
+    """Connect one user, waiting while the database opens; every failure says what to do.
+
+    Args:
+        settings: Where (WORKSHOP_ORACLE_DSN).
+        user: The user name.
+        password: Its password.
+        role: Which of the three users, for the message (``harness owner``, ...).
+        wait_s: How long to keep trying while the database opens (default
+            :data:`STARTUP_WAIT_S`); a refused port or a wrong password fails at once.
+
+    Raises:
+        BackendError: Nothing listens, wrong credentials, or the database never opened.
+    """
+    wait_s = STARTUP_WAIT_S if wait_s is None else wait_s
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return oracledb.connect(
+                user=user,
+                password=password,
+                dsn=settings.oracle_dsn,
+                tcp_connect_timeout=CONNECT_TIMEOUT_S,
+            )
+        except oracledb.Error as e:
+            opening = database_is_opening(e)
+            if opening and time.monotonic() + STARTUP_POLL_S < deadline:
+                time.sleep(STARTUP_POLL_S)
+                continue
+            waited = f" (still opening after {wait_s:g} s)" if opening else ""
+            raise BackendError(
+                f"cannot connect to Oracle at {settings.oracle_dsn} as {user} ({role}){waited}:"
+                f" {whole_text(e)}{hint(e)}. Start the database with `docker compose up -d"
+                " oracle` and wait until `docker compose ps` says healthy; check"
+                " WORKSHOP_ORACLE_DSN (host:port/service). Or use WORKSHOP_BACKEND=embedded"
+                " (no server needed)."
+            ) from e
+
+
+class PlainSQL:
+    """Mixin for :class:`~agent_harness.backends.oracle.OracleBackend`: ``query``, ``execute``,
+    ``transaction`` and CLOB binds on the harness owner's connection. Needs ``self.conn``,
+    ``self._lock`` and ``self._depth``."""
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Commit at the outermost level; a nested block rolls back to its own savepoint."""
+        with self._lock:
+            savepoint = f"workshop_sp{self._depth}" if self._depth else None
+            if savepoint:
+                self._run(f"SAVEPOINT {savepoint}")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                if savepoint:
+                    self._run(f"ROLLBACK TO SAVEPOINT {savepoint}")
+                else:
+                    self.conn.rollback()
+                raise
+            self._depth -= 1
+            if not savepoint:
+                self.conn.commit()
+
+    def _run(self, sql: str) -> None:
+        with self.conn.cursor() as cur:
+            cur.execute(sql)
+
+    def query(self, sql: str, binds: dict | None = None) -> list[dict]:
+        with self._lock, self.conn.cursor() as cur:
+            cur.execute(sql, used_binds(sql, binds), fetch_lobs=False)
+            return dict_rows(cur)
+
+    def execute(self, sql: str, binds: dict | None = None) -> None:
+        with self.transaction(), self.conn.cursor() as cur:
+            cur.execute(sql, used_binds(sql, binds))
+
+    def _clob(self, text: str | None) -> Any:
+        """A str bound for a CLOB: a temporary LOB when long or empty. A str over 32 KB would
+        bind as LONG, which SQL functions refuse, and Oracle reads '' as NULL."""
+        if text is None:
+            return None
+        if not text or len(text.encode("utf-8", "surrogatepass")) > 4000:
+            return self.conn.createlob(oracledb.DB_TYPE_CLOB, text)
+        return text

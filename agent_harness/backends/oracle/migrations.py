@@ -1,0 +1,226 @@
+"""The Oracle backend's migrations: DDL steps that are skipped when their object exists.
+
+Named and append-only (see :mod:`agent_harness.backends.migrations`): to add one, append
+``Migration("m005_what_it_does", [Step(...), ...])`` to :data:`MIGRATIONS`. Never edit or rename
+one that has shipped. Oracle DDL commits by itself, so a migration cannot be rolled back as a
+whole; instead every step checks the data dictionary first (:data:`EXISTS_SQL`) and a migration
+that stopped half-way runs again from the top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import oracledb
+
+from agent_harness.backends.base import BackendError
+from agent_harness.backends.migrations import Migration, Migrations
+from agent_harness.backends.oracle.errors import first_line, hint
+from agent_harness.backends.oracle.text_query import NO_MATCH_WORD
+from agent_harness.embeddings import DIMENSIONS
+
+__all__ = ["EXISTS_SQL", "LEDGER_DDL", "MIGRATIONS", "MigrationSteps", "Step"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One DDL step; skipped when its object exists (Oracle DDL commits, so a migration that
+    stopped half-way must be able to run again)."""
+
+    kind: str  # table | index | text index | preference | stoplist
+    name: str  # the object it creates, upper case
+    sql: str
+
+
+_HNSW = "ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY 95"
+_VECTOR = f"VECTOR({DIMENSIONS}, FLOAT32)"
+_UPDATED = "updated_at TIMESTAMP WITH TIME ZONE DEFAULT SYSTIMESTAMP NOT NULL"
+
+MIGRATIONS = Migrations(
+    "oracle",
+    [
+        Migration(
+            "m001_create_memory",
+            [
+                # Accents fold to base letters (cafe finds Café), as FTS5's remove_diacritics does.
+                Step(
+                    "preference",
+                    "WORKSHOP_LEXER",
+                    "BEGIN CTX_DDL.CREATE_PREFERENCE('WORKSHOP_LEXER', 'BASIC_LEXER');"
+                    " CTX_DDL.SET_ATTRIBUTE('WORKSHOP_LEXER', 'BASE_LETTER', 'YES'); END;",
+                ),
+                # Every word is indexed, as in FTS5; the one stopword is the "match nothing" query.
+                Step(
+                    "stoplist",
+                    "WORKSHOP_STOPLIST",
+                    "BEGIN CTX_DDL.CREATE_STOPLIST('WORKSHOP_STOPLIST', 'BASIC_STOPLIST');"
+                    f" CTX_DDL.ADD_STOPWORD('WORKSHOP_STOPLIST', '{NO_MATCH_WORD}'); END;",
+                ),
+                Step(
+                    "table",
+                    "MEMORIES",
+                    f"""CREATE TABLE memories (
+                id NUMBER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                user_id VARCHAR2(200 CHAR) NOT NULL,
+                agent_id VARCHAR2(200 CHAR) NOT NULL,
+                thread_id VARCHAR2(200 CHAR),
+                kind VARCHAR2(40) NOT NULL,
+                subject VARCHAR2(1000 CHAR),
+                content CLOB NOT NULL,
+                metadata JSON NOT NULL,
+                content_hash VARCHAR2(64) NOT NULL,
+                created_at TIMESTAMP WITH TIME ZONE DEFAULT SYSTIMESTAMP NOT NULL,
+                {_UPDATED},
+                embedding {_VECTOR})""",
+                ),
+                Step(
+                    "index",
+                    "MEMORIES_SCOPE_KIND",
+                    "CREATE INDEX memories_scope_kind ON memories"
+                    " (user_id, agent_id, kind, subject)",
+                ),
+                Step(
+                    "index",
+                    "MEMORIES_THREAD",
+                    "CREATE INDEX memories_thread ON memories (thread_id)",
+                ),
+                Step(
+                    "text index",
+                    "MEMORIES_TEXT",
+                    "CREATE INDEX memories_text ON memories (content) INDEXTYPE IS CTXSYS.CONTEXT"
+                    " PARAMETERS ('LEXER WORKSHOP_LEXER STOPLIST WORKSHOP_STOPLIST"
+                    " SYNC (ON COMMIT)')",
+                ),
+                Step(
+                    "index",
+                    "MEMORIES_HNSW",
+                    f"CREATE VECTOR INDEX memories_hnsw ON memories (embedding) {_HNSW}",
+                ),
+            ],
+        ),
+        Migration(
+            "m002_create_toolbox_and_skillbox",
+            [
+                Step(
+                    "table",
+                    "TOOLBOX",
+                    f"""CREATE TABLE toolbox (
+                id NUMBER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                name VARCHAR2(200 CHAR) NOT NULL UNIQUE,
+                description CLOB NOT NULL,
+                parameters JSON NOT NULL,
+                category VARCHAR2(100 CHAR),
+                always_on NUMBER(1) DEFAULT 0 NOT NULL,
+                enabled NUMBER(1) DEFAULT 1 NOT NULL,
+                content_hash VARCHAR2(64) NOT NULL,
+                {_UPDATED},
+                embedding {_VECTOR})""",
+                ),
+                Step(
+                    "index",
+                    "TOOLBOX_HNSW",
+                    f"CREATE VECTOR INDEX toolbox_hnsw ON toolbox (embedding) {_HNSW}",
+                ),
+                Step(
+                    "table",
+                    "SKILLBOX",
+                    f"""CREATE TABLE skillbox (
+                id NUMBER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                name VARCHAR2(400 CHAR) NOT NULL UNIQUE,
+                title VARCHAR2(1000 CHAR) NOT NULL,
+                description CLOB NOT NULL,
+                body CLOB NOT NULL,
+                source VARCHAR2(400 CHAR) NOT NULL,
+                path VARCHAR2(2000 CHAR),
+                content_hash VARCHAR2(64) NOT NULL,
+                {_UPDATED},
+                embedding {_VECTOR})""",
+                ),
+                Step(
+                    "index",
+                    "SKILLBOX_HNSW",
+                    f"CREATE VECTOR INDEX skillbox_hnsw ON skillbox (embedding) {_HNSW}",
+                ),
+            ],
+        ),
+        Migration(
+            "m003_create_scratchpad",
+            [
+                Step(
+                    "table",
+                    "SCRATCH_FILES",
+                    f"""CREATE TABLE scratch_files (
+                user_id VARCHAR2(200 CHAR) NOT NULL,
+                agent_id VARCHAR2(200 CHAR) NOT NULL,
+                path VARCHAR2(400 CHAR) NOT NULL,
+                content CLOB,
+                {_UPDATED},
+                PRIMARY KEY (user_id, agent_id, path))""",
+                ),
+            ],
+        ),
+        Migration(
+            "m004_create_settings",
+            [
+                Step(
+                    "table",
+                    "HARNESS_SETTINGS",
+                    f"""CREATE TABLE harness_settings (
+                name VARCHAR2(100) PRIMARY KEY,
+                value VARCHAR2(4000),
+                {_UPDATED})""",
+                ),
+            ],
+        ),
+    ],
+)
+
+EXISTS_SQL = {
+    "table": "SELECT COUNT(*) FROM user_tables WHERE table_name = :name",
+    "index": "SELECT COUNT(*) FROM user_indexes WHERE index_name = :name",
+    "text index": "SELECT COUNT(*) FROM user_indexes WHERE index_name = :name",
+    "preference": "SELECT COUNT(*) FROM ctx_user_preferences WHERE pre_name = :name",
+    "stoplist": "SELECT COUNT(*) FROM ctx_stoplists WHERE spl_owner = USER AND spl_name = :name",
+}
+
+LEDGER_DDL = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version NUMBER PRIMARY KEY,"
+    " name VARCHAR2(200) NOT NULL,"
+    " applied_at TIMESTAMP WITH TIME ZONE DEFAULT SYSTIMESTAMP NOT NULL)"
+)
+
+
+class MigrationSteps:
+    """Mixin for :class:`~agent_harness.backends.oracle.OracleBackend`: the hooks of the shared
+    migration runner. Needs ``self.conn``."""
+
+    migrations = MIGRATIONS
+    migration_ledger_ddl = LEDGER_DDL
+    missing_ledger_errors = (oracledb.DatabaseError,)
+
+    def object_exists(self, kind: str, name: str) -> bool:
+        """True when the object a step creates is in the data dictionary."""
+        with self.conn.cursor() as cur:
+            cur.execute(EXISTS_SQL[kind], name=name)
+            return cur.fetchone()[0] > 0
+
+    def run_migration_step(self, step: Step) -> None:
+        """Run one step unless its object exists; a failed Oracle Text index is dropped again
+        (it would stay behind as FAILED and block the next attempt).
+
+        Raises:
+            BackendError: The DDL failed; the message says what to fix.
+        """
+        if self.object_exists(step.kind, step.name):
+            return
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute(step.sql)
+        except oracledb.DatabaseError as e:
+            if step.kind == "text index" and self.object_exists(step.kind, step.name):
+                with self.conn.cursor() as cur:
+                    cur.execute(f"DROP INDEX {step.name} FORCE")
+            raise BackendError(
+                f"migration step {step.name} failed: {first_line(e)}{hint(e)}. Fix it and run"
+                " `workshop setup --backend oracle` again."
+            ) from e

@@ -1,0 +1,146 @@
+"""The SUPPLYCHAIN demo data on Oracle, owned by the SUPPLYCHAIN user.
+
+Tables are created from :mod:`agent_harness.supplychain.schema` with real ``COMMENT ON``
+comments (the catalog scanner reads them from ALL_TAB_COMMENTS / ALL_COL_COMMENTS), primary and
+foreign keys as named constraints, and SELECT grants for the harness owner and the read-only
+user. Ports and vessel positions also get an INVISIBLE ``location SDO_GEOMETRY`` point.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import oracledb
+
+from agent_harness.backends.oracle.connection import connect_user
+from agent_harness.supplychain.schema import OWNER
+
+__all__ = ["LOCATED", "SupplyChainTables", "create_table_sql", "identifier", "sql_literal"]
+
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
+# Tables whose rows are points: they get an invisible SDO_GEOMETRY column next to lat/lon.
+LOCATED = {"ports", "vessel_positions"}
+
+
+def input_type(column) -> Any:
+    """What executemany binds for a column (the first row may hold None)."""
+    if column.type == "text":
+        return column.length or 4000
+    if column.type in ("int", "decimal"):
+        return oracledb.DB_TYPE_NUMBER
+    return oracledb.DB_TYPE_DATE if column.type == "date" else oracledb.DB_TYPE_TIMESTAMP
+
+
+def sql_literal(text: str) -> str:
+    """A SQL string literal (COMMENT ON takes no binds)."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def identifier(name: str) -> str:
+    """A plain identifier, upper case (names are put into SQL: nothing else passes)."""
+    if not isinstance(name, str) or not _IDENTIFIER.match(name):
+        raise ValueError(f"{name!r} is not a plain identifier (letters, digits, _ $ #)")
+    return name.upper()
+
+
+def create_table_sql(table) -> str:
+    """``CREATE TABLE`` for one table of the demo schema (run as SUPPLYCHAIN)."""
+    lines = []
+    for column in table.columns:
+        line = f"{column.name} {column.declared_type}"
+        if not column.nullable or column.name == table.primary_key:
+            line += " NOT NULL"
+        lines.append(line)
+    if table.name in LOCATED:
+        # INVISIBLE: left out of SELECT *, so run_sql results match the embedded backend. It IS
+        # listed in ALL_TAB_COLUMNS, with a NULL COLUMN_ID (only hidden, system-generated
+        # columns are not): the catalog scanner's COLUMNS_SQL filters on column_id IS NOT NULL.
+        lines.append("location SDO_GEOMETRY INVISIBLE")
+    lines.append(f"CONSTRAINT {table.name}_pk PRIMARY KEY ({table.primary_key})")
+    for column in table.unique:
+        lines.append(f"CONSTRAINT {table.name}_{column}_uk UNIQUE ({column})")
+    for fk in table.foreign_keys:
+        lines.append(
+            f"CONSTRAINT {table.name}_{fk.column}_fk FOREIGN KEY ({fk.column})"
+            f" REFERENCES {fk.ref_table} ({fk.ref_column})"
+        )
+    return f"CREATE TABLE {table.name} (\n  " + ",\n  ".join(lines) + "\n)"
+
+
+def comment_table(cur, table) -> None:
+    """``COMMENT ON`` the table and each of its columns."""
+    cur.execute(f"COMMENT ON TABLE {table.name} IS {sql_literal(table.comment)}")
+    for column in table.columns:
+        comment = sql_literal(column.comment)
+        cur.execute(f"COMMENT ON COLUMN {table.name}.{column.name} IS {comment}")
+    if table.name in LOCATED:
+        cur.execute(
+            f"COMMENT ON COLUMN {table.name}.location IS 'Invisible SDO_GEOMETRY point"
+            " (SDO_GTYPE 2001, SRID 4326: longitude, latitude) for spatial queries'"
+        )
+
+
+class SupplyChainTables:
+    """Mixin for :class:`~agent_harness.backends.oracle.OracleBackend`: load the demo data and
+    change comments as SUPPLYCHAIN. Needs ``self.settings``, ``self._lock``, ``self.query`` and
+    ``self._owner_conn``."""
+
+    def _owner_connection(self) -> oracledb.Connection:
+        if self._owner_conn is None:
+            s = self.settings
+            self._owner_conn = connect_user(s, s.oracle_sc_user, s.oracle_sc_password, OWNER)
+        return self._owner_conn
+
+    def supplychain_loaded(self) -> bool:
+        tables = self.query(
+            "SELECT COUNT(*) AS n FROM all_tables WHERE owner = :owner", {"owner": OWNER}
+        )
+        if not tables[0]["n"]:
+            return False
+        return self.query("SELECT COUNT(*) AS n FROM supplychain.vessels")[0]["n"] > 0
+
+    def load_supplychain(self, tables: Sequence, rows: dict[str, list[tuple]]) -> dict[str, int]:
+        readers = [
+            identifier(self.settings.oracle_user),
+            identifier(self.settings.oracle_ro_user),
+        ]
+        counts: dict[str, int] = {}
+        with self._lock:
+            conn = self._owner_connection()
+            with conn.cursor() as cur:
+                cur.execute("SELECT table_name FROM user_tables")
+                existing = {r[0] for r in cur.fetchall()}
+                for table in reversed(tables):
+                    if table.name.upper() in existing:
+                        cur.execute(f"DROP TABLE {table.name} CASCADE CONSTRAINTS PURGE")
+                for table in tables:
+                    cur.execute(create_table_sql(table))
+                    comment_table(cur, table)
+                    columns = ", ".join(c.name for c in table.columns)
+                    values = ", ".join(f":{i}" for i in range(1, len(table.columns) + 1))
+                    if rows[table.name]:
+                        cur.setinputsizes(*[input_type(c) for c in table.columns])
+                        cur.executemany(
+                            f"INSERT INTO {table.name} ({columns}) VALUES ({values})",
+                            [tuple(row) for row in rows[table.name]],
+                        )
+                    if table.name in LOCATED:
+                        cur.execute(
+                            f"UPDATE {table.name} SET location = SDO_GEOMETRY(2001, 4326,"
+                            " SDO_POINT_TYPE(longitude, latitude, NULL), NULL, NULL)"
+                            " WHERE longitude IS NOT NULL AND latitude IS NOT NULL"
+                        )
+                    counts[table.name] = len(rows[table.name])
+                conn.commit()
+                for table in tables:
+                    for reader in readers:
+                        cur.execute(f"GRANT SELECT ON {table.name} TO {reader}")
+        return counts
+
+    def set_comment(self, table: str, column: str | None, comment: str) -> None:
+        target = identifier(table) + (f".{identifier(column)}" if column else "")
+        kind = "COLUMN" if column else "TABLE"
+        with self._lock, self._owner_connection().cursor() as cur:
+            cur.execute(f"COMMENT ON {kind} {target} IS {sql_literal(comment)}")

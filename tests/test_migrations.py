@@ -1,0 +1,123 @@
+"""The one migration runner both backends use: keyed by name, ordered, idempotent.
+
+Run here on the embedded backend; the Oracle variant of the same runner is exercised by
+``tests/test_oracle_backend.py`` where Oracle is reachable.
+"""
+
+from __future__ import annotations
+
+import apsw
+import pytest
+
+from agent_harness.backends.embedded import MIGRATIONS, EmbeddedBackend
+from agent_harness.backends.migrations import Migration, Migrations
+from agent_harness.backends.oracle import MIGRATIONS as ORACLE_MIGRATIONS
+
+
+def _backend_with(tmp_path, *extra: Migration) -> EmbeddedBackend:
+    class Extended(EmbeddedBackend):
+        migrations = Migrations("embedded", [*MIGRATIONS, *extra])
+
+    return Extended(tmp_path)
+
+
+def test_shipped_names_are_kept():
+    assert MIGRATIONS.names() == [
+        "m001_create_memory",
+        "m002_create_toolbox_and_skillbox",
+        "m003_create_scratchpad",
+        "m004_create_settings",
+        "m005_create_tool_telemetry",
+        "m006_create_tool_breakers",
+        "m007_create_provenance",
+    ]
+    # both dialects share the names (Oracle got m004_create_settings first)
+    assert ORACLE_MIGRATIONS.names()[:4] == MIGRATIONS.names()[:4]
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        (["m001_a", "m001_a"], "defined twice"),
+        (["m001_a", "m002_b", "m001_a"], "defined twice"),
+        (["m002_a", "m001_b"], "higher number"),
+        (["m001_a", "m001_b"], "higher number"),
+    ],
+)
+def test_a_list_refuses_duplicates_and_disorder(names, message):
+    with pytest.raises(ValueError, match=message):
+        Migrations("test", [Migration(n, ["SELECT 1"]) for n in names])
+
+
+@pytest.mark.parametrize("name", ["m1_short", "M001_upper", "m001-dash", "create_x", "m001_"])
+def test_a_badly_named_migration_is_refused(name):
+    with pytest.raises(ValueError, match="m<three digits>"):
+        Migration(name, ["SELECT 1"])
+
+
+def test_gaps_are_allowed_so_both_dialects_can_append_the_same_name():
+    listed = Migrations("test", [Migration("m003_a", ["x"]), Migration("m005_b", ["y"])])
+    assert listed.names() == ["m003_a", "m005_b"]
+
+
+def test_an_appended_migration_runs_once_on_an_existing_database(tmp_path):
+    backend = EmbeddedBackend(tmp_path)
+    assert backend.migrate() == MIGRATIONS.names()
+    backend.close()
+    probe = Migration("m099_create_probe", ["CREATE TABLE probe (x INTEGER)"])
+    backend = _backend_with(tmp_path, probe)
+    try:
+        assert backend.migrate() == ["m099_create_probe"]
+        assert backend.migrate() == []
+        assert backend.applied_migrations() == [*MIGRATIONS.names(), "m099_create_probe"]
+        versions = backend.query("SELECT version, name FROM schema_migrations ORDER BY version")
+        assert [r["version"] for r in versions] == list(range(1, len(MIGRATIONS.names()) + 2))
+        assert backend.query("SELECT COUNT(*) AS n FROM probe") == [{"n": 0}]
+    finally:
+        backend.close()
+
+
+def test_names_not_positions_decide_what_is_applied(tmp_path):
+    # A database whose ledger numbers differ from the list's positions (and that knows a
+    # migration this checkout does not): nothing is run again, the unknown name is left alone.
+    backend = EmbeddedBackend(tmp_path)
+    try:
+        backend.migrate()
+        backend.execute("UPDATE schema_migrations SET version = version + 10")
+        backend.execute(
+            "INSERT INTO schema_migrations (version, name)"
+            " VALUES (99, 'm009_from_a_newer_checkout')"
+        )
+        assert backend.migrate() == []
+        assert backend.applied_migrations()[-1] == "m009_from_a_newer_checkout"
+    finally:
+        backend.close()
+
+
+def test_a_failing_migration_leaves_nothing_behind_and_can_run_again(tmp_path):
+    broken = Migration(
+        "m099_two_steps", ["CREATE TABLE half (x INTEGER)", "CREATE TABLE oops (x NOT VALID SQL"]
+    )
+    backend = _backend_with(tmp_path, broken)
+    try:
+        with pytest.raises(apsw.SQLError):
+            backend.migrate()
+        assert "m099_two_steps" not in backend.applied_migrations()
+        assert backend.applied_migrations() == MIGRATIONS.names()  # the earlier ones stay
+        assert backend.query("SELECT name FROM sqlite_schema WHERE name = 'half'") == []
+    finally:
+        backend.close()
+    fixed = Migration("m099_two_steps", ["CREATE TABLE half (x INTEGER)", "CREATE TABLE ok (x)"])
+    backend = _backend_with(tmp_path, fixed)
+    try:
+        assert backend.migrate() == ["m099_two_steps"]
+    finally:
+        backend.close()
+
+
+def test_an_unmigrated_database_has_no_applied_migrations(tmp_path):
+    backend = EmbeddedBackend(tmp_path)
+    try:
+        assert backend.applied_migrations() == []
+    finally:
+        backend.close()
