@@ -126,6 +126,27 @@ def run_checks(include_llm: bool = True) -> Iterator[Check]:
     yield _check(
         "read-only SQL", "Reinstall the project: the read-only guard is missing.", readonly
     )
+
+    def registry() -> str:
+        from agent_harness.observability import configure_from_env
+
+        stats = harness.tools.stats()
+        off = sorted(harness.tools.open_tools())
+        calls = sum(r["calls"] for r in stats)
+        failures = harness.tools.hook_failures.counts
+        if failures:
+            raise RuntimeError(f"call hooks failed: {failures}")
+        switched_off = f"; switched off: {', '.join(off)}" if off else "; none switched off"
+        return (
+            f"{len(stats)} tools, {calls} calls in their windows{switched_off}; "
+            f"{configure_from_env()}"
+        )
+
+    yield _check(
+        "tool registry",
+        "Run `workshop ooda` to see why tools are off; `workshop setup` re-creates missing tables.",
+        registry,
+    )
     if include_llm:
 
         def llm() -> str:
