@@ -1,12 +1,12 @@
-"""Autograde one notebook: rebuild it from the instructor's source, execute it, score grade cells.
+"""Grade a notebook executed in Jupyter (nbclient), with the same assembly and scoring as
+``workshop grade`` (:mod:`grader.grade`): the tests use it to run notebooks like a classroom
+kernel does.
 
-The notebook that runs is NOT the submission: it is the instructor's source notebook with only
-its solution cells replaced by the student's cells of the same ``grade_id``. So deleted,
-reordered, retyped or edited test cells change nothing, and the hidden tests come from the
-source. A grade cell scores its points when it runs without an error (nbgrader's rule).
-
-Execution uses a fresh kernel and a fresh copy of a prepared embedded database, so no
-submission sees another's data.
+:func:`assemble` builds the notebook to run the way :func:`grader.grade.cells_to_run` does (the
+released notebook, hidden tests removed, with only the student's solution cells swapped in);
+:func:`score` turns the executed notebook's error outputs into a :class:`grader.grade.NotebookRun`
+and scores it with :func:`grader.grade.score_notebook` (visible checks only: value checks need
+the grading runner).
 """
 
 from __future__ import annotations
@@ -14,69 +14,50 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
+from grader.grade import NotebookRun, Source, meta, prepare_template, read_answers, score_notebook
 from grader.release import release_notebook
+from grader.results import GradeRow, Status
 
-__all__ = ["CellResult", "assemble", "execute", "score", "grade_notebook", "prepare_template"]
-
-
-@dataclass
-class CellResult:
-    """The score of one grade cell."""
-
-    grade_id: str
-    points: float
-    max_points: float
-    status: str  # ok, failed, timeout, crashed, missing
-    message: str = ""
+__all__ = ["assemble", "execute", "score", "grade_notebook", "prepare_template"]
 
 
-def _nbgrader(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+def _source(nb: nbformat.NotebookNode, released: nbformat.NotebookNode | None = None) -> Source:
+    grade_cells = [
+        (meta(c)["grade_id"], float(meta(c).get("points", 0)))
+        for c in nb.cells
+        if c.cell_type == "code" and meta(c).get("grade")
+    ]
+    return Source("notebook", nb, released or nb, grade_cells, {}, set())
 
 
 def assemble(source: nbformat.NotebookNode, submission: nbformat.NotebookNode | None):
-    """The notebook to run: the source, with the student's solution cells swapped in.
+    """The notebook to run: the released source, with the student's solution cells swapped in.
 
     Returns:
         (notebook, missing): ``missing`` lists solution grade_ids the submission lacks; those
         keep the released stub (so their checks fail).
     """
-    student = {}
+    released = release_notebook(source)
+    answers = {}
     if submission is not None:
-        for cell in submission.cells:
-            meta = _nbgrader(cell)
-            if meta.get("solution") and meta.get("grade_id") and cell.cell_type == "code":
-                student.setdefault(meta["grade_id"], cell.source)
-    stubs = {_nbgrader(c).get("grade_id"): c.source for c in release_notebook(source).cells}
-    nb = nbformat.from_dict(nbformat.reads(nbformat.writes(source), as_version=4))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "submission.ipynb"
+            nbformat.write(submission, path)
+            answers = read_answers(path).cells
+    nb = nbformat.from_dict(nbformat.reads(nbformat.writes(released), as_version=4))
     missing = []
     for cell in nb.cells:
-        meta = _nbgrader(cell)
-        if meta.get("solution") and cell.cell_type == "code":
-            grade_id = meta.get("grade_id")
-            if grade_id in student:
-                cell.source = student[grade_id]
+        grade_id = meta(cell).get("grade_id")
+        if cell.cell_type == "code" and meta(cell).get("solution"):
+            if grade_id in answers:
+                cell.source = answers[grade_id]
             else:
-                cell.source = stubs.get(grade_id, "raise NotImplementedError()")
                 missing.append(grade_id)
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
     return nb, missing
-
-
-def prepare_template(folder: Path) -> Path:
-    """A prepared embedded database folder to copy for every run (built once)."""
-    import agent_harness
-
-    folder = Path(folder)
-    harness = agent_harness.connect(backend="embedded", data_dir=folder)
-    harness.close()
-    return folder
 
 
 def execute(
@@ -94,7 +75,7 @@ def execute(
     saved = {k: os.environ.get(k) for k in ("WORKSHOP_DATA_DIR", "WORKSHOP_LLM")}
     os.environ["WORKSHOP_DATA_DIR"] = str(data_dir)
     os.environ["WORKSHOP_LLM"] = "offline"
-    status = "ok"
+    status = Status.OK
     try:
         client = NotebookClient(
             nb,
@@ -105,9 +86,9 @@ def execute(
         )
         client.execute()
     except CellTimeoutError:
-        status = "timeout"
+        status = Status.TIMEOUT
     except DeadKernelError:
-        status = "crashed"
+        status = Status.CRASHED
     finally:
         for key, value in saved.items():
             if value is None:
@@ -117,41 +98,24 @@ def execute(
     return nb, status
 
 
-def score(nb, run_status: str = "ok", missing: list[str] | None = None) -> list[CellResult]:
-    """Score every grade cell of an executed notebook."""
-    results = []
-    reached = True
-    for cell in nb.cells:
-        meta = _nbgrader(cell)
-        if cell.cell_type != "code":
-            continue
-        executed = cell.get("execution_count") is not None
-        if not meta.get("grade"):
-            continue
-        points = float(meta.get("points", 0))
+def score(nb, run_status: str = "ok", missing: list[str] | None = None) -> list[GradeRow]:
+    """Score every grade cell of an executed notebook (visible checks; ``missing`` is unused:
+    a missing answer kept its stub, so its checks failed)."""
+    ended = Status(run_status) if run_status in ("ok", "timeout") else Status.CRASHED
+    run = NotebookRun(status=ended)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for index, cell in enumerate(code):
+        if cell.get("execution_count") is not None:
+            run.executed.add(index)
         errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
         if errors:
-            message = f"{errors[0].get('ename')}: {errors[0].get('evalue')}"[:500]
-            results.append(CellResult(meta["grade_id"], 0.0, points, "failed", message))
-        elif not executed or not reached:
-            reached = False
-            results.append(
-                CellResult(
-                    meta["grade_id"],
-                    0.0,
-                    points,
-                    run_status,
-                    "not executed (the run stopped before this cell)",
-                )
-            )
-        else:
-            results.append(CellResult(meta["grade_id"], points, points, "ok"))
-    return results
+            run.errors[index] = [str(errors[0].get("ename")), str(errors[0].get("evalue"))[:2000]]
+    return score_notebook("", _source(nb), run, [])
 
 
 def grade_notebook(
     source_path: Path, submission_path: Path | None, template: Path | None, timeout_cell: float = 60
-) -> list[CellResult]:
+) -> list[GradeRow]:
     """Assemble, execute and score one submission of one notebook."""
     source = nbformat.read(source_path, as_version=4)
     submission = None

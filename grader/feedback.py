@@ -50,7 +50,8 @@ PAGE_MESSAGE_LIMIT = 2000
 #: What each status means, in the words a participant reads on the page.
 STATUS_MEANINGS = {
     "ok": "the checks passed.",
-    "failed": "a check failed, or a value differed from the expected one (see the message).",
+    "failed": "a check failed, or a value differed from the expected one (the message lists "
+    "every failing check).",
     "timeout": "the time limit stopped the notebook before or during this cell.",
     "crashed": "the notebook's process died (it exited, or hit a memory or process limit).",
     "missing": "the submission has no such notebook.",
@@ -224,16 +225,24 @@ def _legend_html() -> str:
     return f"<section>\n<h2>What the statuses mean</h2>\n<dl>\n{items}\n</dl>\n</section>"
 
 
-def render_feedback(rows: list[GradeRow], title: str, hidden_lines=None) -> str:
+def _notes_html(notes) -> str:
+    items = "\n".join(f"<li>{_e(plain_text(note))}</li>" for note in notes)
+    return f"<section>\n<h2>How your notebooks were read</h2>\n<ul>\n{items}\n</ul>\n</section>"
+
+
+def render_feedback(rows: list[GradeRow], title: str, hidden_lines=None, notes=()) -> str:
     """One student's feedback page as a self-contained HTML document.
 
     Args:
         rows: The student's grade rows.
         title: The page's title (escaped like everything else).
         hidden_lines: Optional lines of hidden tests; message lines showing one are redacted.
+        notes: What grading dropped or replaced in the submission (edited check cells, code
+            outside the TODO cells), shown above the tables.
 
     Returns:
-        The HTML text: the overall total, a table per notebook with its total, a legend.
+        The HTML text: the overall total, the notes, a table per notebook with its total, a
+        legend.
     """
     rows = sort_rows(rows)
     points, max_points = map(format_points, _totals(rows))
@@ -247,6 +256,7 @@ def render_feedback(rows: list[GradeRow], title: str, hidden_lines=None) -> str:
             f"<title>{_e(title)}</title>\n<style>\n{_STYLE}\n</style>\n</head><body>",
             f"<h1>{_e(title)}</h1>",
             f"<p>Total: <strong>{points} / {max_points}</strong> points</p>",
+            *([_notes_html(notes)] if notes else []),
             *(sections or ["<p>No grades were recorded.</p>"]),
             _legend_html(),
             "</body></html>\n",
@@ -254,7 +264,9 @@ def render_feedback(rows: list[GradeRow], title: str, hidden_lines=None) -> str:
     )
 
 
-def write_feedback(rows_of_one_student: list[GradeRow], path, title=None, hidden_lines=None):
+def write_feedback(
+    rows_of_one_student: list[GradeRow], path, title=None, hidden_lines=None, notes=()
+):
     """Write one student's feedback page atomically.
 
     Args:
@@ -262,6 +274,7 @@ def write_feedback(rows_of_one_student: list[GradeRow], path, title=None, hidden
         path: Where to write the page.
         title: The page title; default "Feedback for STUDENT".
         hidden_lines: Optional stripped lines of hidden tests to redact from messages.
+        notes: Optional notes on how the notebooks were read (see :func:`render_feedback`).
 
     Returns:
         The path written.
@@ -274,7 +287,7 @@ def write_feedback(rows_of_one_student: list[GradeRow], path, title=None, hidden
         raise ValueError(f"write_feedback takes one student's rows, got {len(students)} students")
     if title is None:
         title = f"Feedback for {students[0]}" if students else "Feedback"
-    page = render_feedback(rows_of_one_student, title, hidden_lines)
+    page = render_feedback(rows_of_one_student, title, hidden_lines, notes)
     return atomic_write_text(path, page, errors="replace")
 
 

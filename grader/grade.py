@@ -10,6 +10,7 @@ their plain values with the reference values of the instructor's solution, in it
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -28,29 +29,47 @@ import nbformat
 from grader.collect import Submission, collect
 from grader.probes import Probe, probes_for, same
 from grader.release import ROOT, release_notebook
-from grader.results import GradeRow
+from grader.results import GradeRow, Status
 from grader.sandbox import Limits, Sandbox
 
 __all__ = [
     "GradingError",
     "Source",
+    "Answers",
     "NotebookRun",
     "load_sources",
+    "meta",
+    "read_answers",
     "cells_to_run",
     "run_submission",
     "score_notebook",
+    "prepare_template",
     "grade_batch",
 ]
 
-HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", re.S)
+
+def _hidden_markers():
+    """The hidden-test delimiters, from nbgrader's ClearHiddenTests settings (one source)."""
+    from nbgrader.preprocessors import ClearHiddenTests
+
+    settings = ClearHiddenTests()
+    return settings.begin_test_delimeter, settings.end_test_delimeter
+
+
+HIDDEN = re.compile("{}(.*?){}".format(*map(re.escape, _hidden_markers())), re.S)
 
 
 class GradingError(RuntimeError):
     """The batch cannot be graded (the message says why and what to do)."""
 
 
-def _meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+def meta(cell) -> dict:
+    """A cell's nbgrader metadata ({} when it has none)."""
+    found = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+    return found if isinstance(found, dict) else {}
+
+
+_meta = meta
 
 
 @dataclass
@@ -92,27 +111,107 @@ def load_sources(folder: Path | None = None) -> list[Source]:
     return sources
 
 
-def _student_cells(submission_path: Path | None) -> dict[str, str]:
-    """The student's solution cells by grade_id ({} for a missing or broken file)."""
+@dataclass
+class Answers:
+    """What grading takes from one submitted notebook.
+
+    Attributes:
+        cells: The student's solution cells by grade_id ({} for a missing or broken file).
+        dropped: Names the student defined only in cells that grading does not run (an extra
+            cell, an edited pre-built cell): their TODO cells cannot see them.
+        notes: What the student should know about how their notebook was read (dropped
+            definitions, edited or deleted check cells), one sentence each.
+    """
+
+    cells: dict[str, str] = field(default_factory=dict)
+    dropped: set[str] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def _text(cell) -> str | None:
+    source = cell.get("source")
+    if isinstance(source, list):
+        source = "".join(str(s) for s in source)
+    return source if isinstance(source, str) else None
+
+
+def _defined(source: str) -> set[str]:
+    """Top-level names a cell defines (def, class, assignment, import); {} if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+def read_answers(submission_path: Path | None, source: Source | None = None) -> Answers:
+    """The student's solution cells, and what grading drops from the notebook (with notes).
+
+    Args:
+        submission_path: The submitted notebook (None: not submitted).
+        source: The instructor notebook; without it only the solution cells are read.
+    """
+    answers = Answers()
     if submission_path is None:
-        return {}
+        return answers
     try:
         nb = nbformat.read(submission_path, as_version=4)
     except Exception:  # unreadable JSON, wrong format: every answer is missing
-        return {}
-    found = {}
-    for cell in nb.get("cells", []):
-        meta = _meta(cell)
-        source = cell.get("source")
-        if isinstance(source, list):
-            source = "".join(str(s) for s in source)
-        if (
-            meta.get("solution")
-            and isinstance(meta.get("grade_id"), str)
-            and isinstance(source, str)
-        ):
-            found.setdefault(meta["grade_id"], source)
-    return found
+        return answers
+    cells = [c for c in nb.get("cells", []) if isinstance(c, dict)]
+    for cell in cells:
+        info, text = meta(cell), _text(cell)
+        if info.get("solution") and isinstance(info.get("grade_id"), str) and text is not None:
+            answers.cells.setdefault(info["grade_id"], text)
+    if source is None:
+        return answers
+    released = [c for c in source.released.cells if c.cell_type == "code"]
+    kept = {c.source.strip() for c in released if not meta(c).get("solution")}
+    checks = {meta(c)["grade_id"]: c.source for c in released if meta(c).get("grade")}
+    runs = set().union(*(_defined(c.source) for c in released if not meta(c).get("solution")))
+    runs |= set().union(*map(_defined, answers.cells.values()))
+    dropped_names: set[str] = set()
+    seen_checks = set()
+    for cell in cells:
+        info, text = meta(cell), _text(cell)
+        if cell.get("cell_type") != "code" or text is None or info.get("solution"):
+            continue
+        grade_id = info.get("grade_id")
+        if info.get("grade") and grade_id in checks:
+            seen_checks.add(grade_id)
+            if text.strip() != checks[grade_id].strip():
+                answers.notes.append(
+                    f"the check cell {grade_id} was edited in your notebook; grading ran the "
+                    "original check"
+                )
+            continue
+        if text.strip() not in kept:
+            dropped_names |= _defined(text) - runs
+    for grade_id in checks:
+        if grade_id not in seen_checks:
+            answers.notes.append(
+                f"the check cell {grade_id} is missing from your notebook; grading ran the "
+                "original check"
+            )
+    if dropped_names:
+        answers.dropped = dropped_names
+        answers.notes.append(
+            "your notebook defines " + ", ".join(sorted(dropped_names)) + " outside the TODO "
+            "cells; grading runs only the TODO cells of your notebook (every other cell is the "
+            "instructor's), so these names do not exist there: keep all your code in the TODO "
+            "cell that uses it"
+        )
+    return answers
 
 
 def cells_to_run(source: Source, answers: dict[str, str] | None) -> list[dict]:
@@ -142,7 +241,7 @@ def cells_to_run(source: Source, answers: dict[str, str] | None) -> list[dict]:
 class NotebookRun:
     """What happened when one notebook ran."""
 
-    status: str = "crashed"  # ok, timeout, crashed
+    status: Status = Status.CRASHED  # ok, timeout or crashed
     reason: str = ""
     errors: dict[int, list[str]] = field(default_factory=dict)
     #: cells stopped by a limit: index -> "timeout" or "memory"
@@ -197,10 +296,10 @@ def _run_one(runner: _Runner, source: Source, cells: list[dict], limits: dict) -
     while True:
         event = runner.next(wait)
         if event is None or event.get("event") == "stalled":
-            run.status = "crashed"
+            run.status = Status.CRASHED
             run.reason = runner.sandbox.killed_because or "the kernel stopped answering"
             if "longer than" in run.reason:
-                run.status = "timeout"
+                run.status = Status.TIMEOUT
             return run
         kind = event.get("event")
         index = event.get("index")
@@ -218,11 +317,10 @@ def _run_one(runner: _Runner, source: Source, cells: list[dict], limits: dict) -
         elif kind == "probe_end" and isinstance(index, int):
             run.probe_values.append((index, event.get("value")))
         elif kind == "notebook_done":
-            run.status = (
-                event.get("status") if event.get("status") in ("ok", "timeout") else "crashed"
-            )
+            reported = event.get("status")
+            run.status = Status(reported) if reported in ("ok", "timeout") else Status.CRASHED
             run.reason = str(event.get("reason", ""))[:300]
-            if run.status == "crashed" and runner.sandbox.killed_because:
+            if run.status == Status.CRASHED and runner.sandbox.killed_because:
                 run.reason = runner.sandbox.killed_because
             return run
 
@@ -265,19 +363,31 @@ def run_submission(
 
 
 def score_notebook(
-    student: str, source: Source, run: NotebookRun | None, reference: list
+    student: str,
+    source: Source,
+    run: NotebookRun | None,
+    reference: list,
+    dropped: set[str] | frozenset = frozenset(),
 ) -> list[GradeRow]:
-    """Score each grade cell: its visible checks ran clean AND its probes equal the reference."""
+    """Score each grade cell: its visible checks ran clean AND its probes equal the reference.
+
+    The message lists EVERY failing check of the cell (the visible check's error, then each
+    value check that differed, with the instructor's description of its input and of what was
+    expected), one per line.
+
+    Args:
+        dropped: Names the student defined only in cells grading does not run; a NameError
+            for one of them says so.
+    """
     if run is None:
         return [
-            GradeRow(student, source.name, gid, 0.0, pts, "missing", "notebook not submitted")
+            GradeRow(student, source.name, gid, 0.0, pts, Status.MISSING, "notebook not submitted")
             for gid, pts in source.grade_cells
         ]
     cells = cells_to_run(source, {})
     position = {c["grade_id"]: i for i, c in enumerate(cells) if c["grade_id"]}
     values = dict(run.probe_values)
     expected = dict(reference)
-    stopped = run.status if run.status in ("timeout", "crashed") else "crashed"
     rows, probe_index, previous = [], 0, -1
     for grade_id, points in source.grade_cells:
         index = position[grade_id]
@@ -285,50 +395,64 @@ def score_notebook(
         first_probe = probe_index
         probe_index += len(probes)
         status, message = _verdict(run, index, previous)
-        if status == "ok":
+        failures = [_explain_name_error(message, dropped)] if status != Status.OK else []
+        if status in (Status.OK, Status.FAILED):
             for offset, probe in enumerate(probes):
                 value = values.get(first_probe + offset, _MISSING)
                 if value is _MISSING:
+                    if status == Status.OK:
+                        status = Status.stopped(run.status)
                     reason = run.reason or "the run stopped"
-                    status, message = stopped, f"value checks did not finish: {reason}"
+                    failures.append(f"value checks did not finish: {reason}")
                     break
                 if not same(value, expected.get(first_probe + offset)):
-                    status, message = "failed", f"value check '{probe.name}': {probe.message}"
-                    break
-        earned = points if status == "ok" else 0.0
+                    status = Status.FAILED if status == Status.OK else status
+                    failures.append(f"value check '{probe.name}': {probe.message}")
+        earned = points if status == Status.OK else 0.0
+        message = "\n".join(f"- {f}" for f in failures) if len(failures) > 1 else "".join(failures)
         rows.append(GradeRow(student, source.name, grade_id, earned, points, status, message))
         previous = index
     return rows
 
 
 _MISSING = object()
+_NAME_ERROR = re.compile(r"NameError: name '(\w+)' is not defined")
 
 
-def _verdict(run: NotebookRun, index: int, previous: int) -> tuple[str, str]:
+def _explain_name_error(message: str, dropped) -> str:
+    found = _NAME_ERROR.search(message or "")
+    if found and found.group(1) in dropped:
+        return (
+            f"{message} ({found.group(1)} is defined in a cell of your notebook that grading "
+            "does not run: keep all your code in the TODO cell)"
+        )
+    return message
+
+
+def _verdict(run: NotebookRun, index: int, previous: int) -> tuple[Status, str]:
     """Status and message of the grade cell at ``index`` from the run alone (before probes)."""
     if index not in run.executed and index not in run.errors:
-        stopped = run.status if run.status in ("timeout", "crashed") else "crashed"
-        return stopped, run.reason or "the run stopped before this cell"
+        return Status.stopped(run.status), run.reason or "the run stopped before this cell"
     if index not in run.errors:
-        return "ok", ""
+        return Status.OK, ""
     ename, evalue = run.errors[index]
     hits = [(i, why) for i, why in sorted(run.limit_hits.items()) if i <= index]
     if hits:
         cell, why = hits[-1]
         if why == "timeout":
-            return "timeout", (
+            return Status.TIMEOUT, (
                 f"code cell {cell + 1} exceeded the time limit and was interrupted; "
                 f"then this check failed: {ename}: {evalue}"
             )
-        return "crashed", (
+        return Status.CRASHED, (
             f"code cell {cell + 1} ran out of memory; then this check failed: {ename}: {evalue}"
         )
-    message = f"{ename}: {evalue}"
+    message = f"visible check: {ename}: {evalue}"
     earlier = [i for i in run.errors if previous < i < index]
     if earlier:
         first = run.errors[earlier[0]]
         message += f" (an earlier cell, code cell {earlier[0] + 1}, raised {first[0]}: {first[1]})"
-    return "failed", message
+    return Status.FAILED, message
 
 
 # --- the batch --------------------------------------------------------------------------------
@@ -366,7 +490,9 @@ def _reference(sources, out: Path, template: Path, limits: Limits, settings: dic
         run = runs[source.name]
         rows = score_notebook("reference", source, run, run.probe_values)
         problems += [
-            f"{r.notebook}/{r.grade_id}: {r.status} {r.message}" for r in rows if r.status != "ok"
+            f"{r.notebook}/{r.grade_id}: {r.status} {r.message}"
+            for r in rows
+            if r.status != Status.OK
         ]
         missing = sum(len(source.probes.get(g, [])) for g, _ in source.grade_cells) - len(
             run.probe_values
@@ -381,6 +507,119 @@ def _reference(sources, out: Path, template: Path, limits: Limits, settings: dic
     values = {name: run.probe_values for name, run in runs.items()}
     cache.write_text(json.dumps({"key": key, "values": values}), encoding="utf-8")
     return values
+
+
+def prepare_template(folder: Path) -> Path:
+    """A prepared embedded database folder to copy for every run (built once)."""
+    import agent_harness
+
+    folder = Path(folder)
+    harness = agent_harness.connect(backend="embedded", data_dir=folder)
+    harness.close()
+    return folder
+
+
+@dataclass
+class Batch:
+    """The state of one ``workshop grade`` run, passed through :data:`STEPS` in order."""
+
+    submissions: Path
+    out: Path
+    workers: int | None = None
+    force: bool = False
+    limits: Limits | None = None
+    source_dir: Path | None = None
+    settings: dict = field(default_factory=dict)
+    progress: Callable[[int], object] | None = None
+    on_total: Callable[[int], object] | None = None
+    sources: list[Source] = field(default_factory=list)
+    found: list[Submission] = field(default_factory=list)
+    todo: list[Submission] = field(default_factory=list)
+    ledger: dict = field(default_factory=dict)
+    rows_by_student: dict[str, list[GradeRow]] = field(default_factory=dict)
+    notes: dict[str, list[str]] = field(default_factory=dict)
+    template: Path | None = None
+    reference: dict = field(default_factory=dict)
+
+    def rows(self) -> list[GradeRow]:
+        """Every row graded so far (this run and earlier ones), by student."""
+        return [r for s in sorted(self.rows_by_student) for r in self.rows_by_student[s]]
+
+
+def load_instructor_notebooks(batch: Batch) -> None:
+    """1. The instructor's notebooks, their released versions and their probes."""
+    batch.out.mkdir(parents=True, exist_ok=True)
+    batch.sources = load_sources(batch.source_dir)
+
+
+def collect_submissions(batch: Batch) -> None:
+    """2. Every submission, matched to the workshop's notebooks (problems.txt: what was odd)."""
+    names = [s.name for s in batch.sources]
+    batch.found = collect(batch.submissions, names, batch.out / "unpacked")
+    _write_problems(batch)
+
+
+def skip_graded(batch: Batch) -> None:
+    """3. Keep the rows of submissions graded before and unchanged; the rest is to do."""
+    from grader.report import read_grades_csv
+
+    path = batch.out / ".graded.json"
+    batch.ledger = json.loads(path.read_text()) if path.exists() and not batch.force else {}
+    previous = [] if batch.force else read_grades_csv(batch.out / "grades.csv")
+    batch.todo = [s for s in batch.found if batch.ledger.get(s.student) != s.fingerprint()]
+    if batch.on_total:
+        batch.on_total(len(batch.todo))
+    redo = {s.student for s in batch.todo}
+    for row in previous:
+        if row.student not in redo:
+            batch.rows_by_student.setdefault(row.student, []).append(row)
+
+
+def prepare_database(batch: Batch) -> None:
+    """4. The prepared embedded database every run copies (built once per results folder)."""
+    batch.template = batch.out / ".template"
+    if not (batch.template / "harness.db").exists():
+        shutil.rmtree(batch.template, ignore_errors=True)
+        prepare_template(batch.template)
+    batch.limits = batch.limits or Limits(
+        deadline_s=batch.settings["timeout_notebook"] * len(batch.sources) + 60
+    )
+
+
+def reference_values(batch: Batch) -> None:
+    """5. The probe values of the instructor's solutions (the batch stops if they fail)."""
+    batch.reference = _reference(
+        batch.sources, batch.out, batch.template, batch.limits, batch.settings
+    )
+
+
+def grade_submissions(batch: Batch) -> None:
+    """6. Run, score and report each submission, in parallel sandboxes."""
+    workers = max(1, batch.workers or os.cpu_count() or 1)
+    lock = threading.Lock()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(_grade_one, batch, s): s for s in batch.todo}
+        for future in as_completed(futures):
+            submission = futures[future]
+            try:
+                rows, notes = future.result()
+            except Exception as e:  # a grader bug must not stop the batch
+                rows, notes = _crashed_rows(batch, submission, e), []
+            with lock:
+                _record(batch, submission, rows, notes)
+            if batch.progress:
+                batch.progress(1)
+
+
+#: What ``workshop grade`` does, in order (like nbgrader's converter preprocessors).
+STEPS = (
+    load_instructor_notebooks,
+    collect_submissions,
+    skip_graded,
+    prepare_database,
+    reference_values,
+    grade_submissions,
+)
 
 
 def grade_batch(
@@ -398,99 +637,101 @@ def grade_batch(
 ) -> list[GradeRow]:
     """Grade every submission under ``submissions`` into ``out``; returns all rows.
 
-    Writes ``out/grades.csv``, ``out/feedback/<student>.html`` and remembers what it graded
-    (``out/.graded.json``) so a second run grades only new or changed submissions.
+    Writes ``out/grades.csv``, ``out/feedback/<student>.html``, ``out/problems.txt`` and
+    remembers what it graded (``out/.graded.json``) so a second run grades only new or
+    changed submissions. The work is :data:`STEPS`, in order.
     """
-    from grader.autograde import prepare_template
-    from grader.report import (
-        feedback_filename,
-        read_grades_csv,
-        write_feedback,
-        write_grades_csv,
-    )
-
-    out = Path(out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    sources = load_sources(source_dir)
-    names = [s.name for s in sources]
-    found = collect(Path(submissions), names, out / "unpacked")
-    _write_problems(found, out / "problems.txt")
-    ledger_path = out / ".graded.json"
-    ledger = json.loads(ledger_path.read_text()) if ledger_path.exists() and not force else {}
-    previous = [] if force else read_grades_csv(out / "grades.csv")
-    todo = [s for s in found if ledger.get(s.student) != s.fingerprint()]
-    if on_total:
-        on_total(len(todo))
-    rows_by_student: dict[str, list[GradeRow]] = {}
-    for row in previous:
-        if row.student not in {s.student for s in todo}:
-            rows_by_student.setdefault(row.student, []).append(row)
-    if not todo:
-        return [r for s in sorted(rows_by_student) for r in rows_by_student[s]]
-
-    template = out / ".template"
-    if not (template / "harness.db").exists():
-        shutil.rmtree(template, ignore_errors=True)
-        prepare_template(template)
-    limits = limits or Limits(deadline_s=timeout_notebook * len(sources) + 60)
     settings = {
         "timeout_cell": timeout_cell,
         "timeout_notebook": timeout_notebook,
         "use_bwrap": use_bwrap,
     }
-    reference = _reference(sources, out, template, limits, settings)
-    hidden = set().union(*(s.hidden_lines for s in sources))
-    lock = threading.Lock()
-
-    def grade_one(submission: Submission) -> list[GradeRow]:
-        answers = {name: _student_cells(path) for name, path in submission.notebooks.items()}
-        job = Path(tempfile.mkdtemp(prefix=f"job-{submission.student}-", dir=out))
-        try:
-            runs = run_submission(sources, answers, job, template, limits, **settings)
-        finally:
-            shutil.rmtree(job, ignore_errors=True)
-        rows = []
-        for source in sources:
-            rows += score_notebook(
-                submission.student, source, runs.get(source.name), reference[source.name]
-            )
-        return rows
-
-    workers = max(1, workers or os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(grade_one, s): s for s in todo}
-        for future in as_completed(futures):
-            submission = futures[future]
-            try:
-                rows = future.result()
-            except Exception as e:  # a grader bug must not stop the batch
-                rows = [
-                    GradeRow(
-                        submission.student, src.name, gid, 0.0, pts, "crashed", f"grader error: {e}"
-                    )
-                    for src in sources
-                    for gid, pts in src.grade_cells
-                ]
-            with lock:
-                rows_by_student[submission.student] = rows
-                everything = [r for s in sorted(rows_by_student) for r in rows_by_student[s]]
-                write_grades_csv(everything, out / "grades.csv")
-                write_feedback(
-                    rows,
-                    out / "feedback" / feedback_filename(submission.student),
-                    title=f"Workshop feedback: {submission.student}",
-                    hidden_lines=hidden,
-                )
-                ledger[submission.student] = submission.fingerprint()
-                tmp = ledger_path.with_suffix(".tmp")
-                tmp.write_text(json.dumps(ledger, indent=1), encoding="utf-8")
-                os.replace(tmp, ledger_path)
-            if progress:
-                progress(1)
-    return [r for s in sorted(rows_by_student) for r in rows_by_student[s]]
+    batch = Batch(
+        Path(submissions),
+        Path(out).resolve(),
+        workers,
+        force,
+        limits,
+        source_dir,
+        settings,
+        progress,
+        on_total,
+    )
+    for step in STEPS:
+        step(batch)
+        if step is skip_graded and not batch.todo:
+            break
+    return batch.rows()
 
 
-def _write_problems(found: list[Submission], path: Path) -> None:
-    """What collecting found odd (unmatched files, bad zips), one line per problem."""
-    lines = [f"{s.student}: {problem}" for s in found for problem in s.problems]
+def _grade_one(batch: Batch, submission: Submission) -> tuple[list[GradeRow], list[str]]:
+    sources = {s.name: s for s in batch.sources}
+    answers = {
+        name: read_answers(path, sources.get(name)) for name, path in submission.notebooks.items()
+    }
+    job = Path(tempfile.mkdtemp(prefix=f"job-{submission.student}-", dir=batch.out))
+    try:
+        runs = run_submission(
+            batch.sources,
+            {name: a.cells for name, a in answers.items()},
+            job,
+            batch.template,
+            batch.limits,
+            **batch.settings,
+        )
+    finally:
+        shutil.rmtree(job, ignore_errors=True)
+    rows, notes = [], []
+    for source in batch.sources:
+        found = answers.get(source.name, Answers())
+        rows += score_notebook(
+            submission.student,
+            source,
+            runs.get(source.name),
+            batch.reference[source.name],
+            found.dropped,
+        )
+        notes += [f"{source.name}: {note}" for note in found.notes]
+    return rows, notes
+
+
+def _crashed_rows(batch: Batch, submission: Submission, error: Exception) -> list[GradeRow]:
+    return [
+        GradeRow(
+            submission.student, src.name, gid, 0.0, pts, Status.CRASHED, f"grader error: {error}"
+        )
+        for src in batch.sources
+        for gid, pts in src.grade_cells
+    ]
+
+
+def _record(batch: Batch, submission: Submission, rows: list[GradeRow], notes: list[str]):
+    """Write what one submission earned: grades.csv, its feedback page, problems, the ledger."""
+    from grader.report import feedback_filename, write_feedback, write_grades_csv
+
+    hidden = set().union(*(s.hidden_lines for s in batch.sources))
+    batch.rows_by_student[submission.student] = rows
+    batch.notes[submission.student] = notes
+    write_grades_csv(batch.rows(), batch.out / "grades.csv")
+    write_feedback(
+        rows,
+        batch.out / "feedback" / feedback_filename(submission.student),
+        title=f"Workshop feedback: {submission.student}",
+        hidden_lines=hidden,
+        notes=notes,
+    )
+    _write_problems(batch)
+    batch.ledger[submission.student] = submission.fingerprint()
+    path = batch.out / ".graded.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(batch.ledger, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _write_problems(batch: Batch) -> None:
+    """What collecting and reading found odd, one line per problem: unmatched files, bad zips,
+    edited or deleted check cells, code outside the TODO cells."""
+    lines = [f"{s.student}: {problem}" for s in batch.found for problem in s.problems]
+    lines += [f"{name}: {note}" for name in sorted(batch.notes) for note in batch.notes[name]]
+    path = batch.out / "problems.txt"
     path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")

@@ -3,13 +3,36 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from enum import Enum
 
-__all__ = ["GradeRow", "STATUSES", "COLUMNS"]
+__all__ = ["GradeRow", "Status", "STATUSES", "COLUMNS"]
 
-#: ok: the checks passed; failed: a check failed (or a value differed from the reference);
-#: timeout: the time limit stopped the run before or in this cell; crashed: the kernel died
-#: (exit, memory or process limit, a signal); missing: the submission has no such notebook.
-STATUSES = ("ok", "failed", "timeout", "crashed", "missing")
+
+class Status(str, Enum):
+    """How a grade cell ended. A ``str`` subclass: it equals, prints and sorts as its value.
+
+    ok: the checks passed; failed: a check failed (or a value differed from the reference);
+    timeout: the time limit stopped the run before or in this cell; crashed: the kernel died
+    (exit, memory or process limit, a signal); missing: the submission has no such notebook.
+    """
+
+    OK = "ok"
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+    MISSING = "missing"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def stopped(cls, value) -> Status:
+        """The status of a run that stopped early: timeout stays timeout, the rest crashed."""
+        return cls.TIMEOUT if value == cls.TIMEOUT else cls.CRASHED
+
+
+#: The status values in the order reports show them.
+STATUSES = tuple(s.value for s in Status)
 
 
 @dataclass
@@ -22,9 +45,13 @@ class GradeRow:
     points: float
     max_points: float
     status: str
-    #: A message for the student: the visible check's error, or the instructor's message of a
-    #: value check that differed. Never hidden test source.
+    #: A message for the student: every failing check of the cell, each with what was expected
+    #: and the input that showed it (hidden inputs described, never hidden test source).
     message: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status in STATUSES:
+            self.status = Status(self.status)
 
     def as_dict(self) -> dict:
         """The row as a plain dict (the CSV columns, in order)."""

@@ -30,12 +30,17 @@ class Probe:
     Attributes:
         name: A short label for the feedback.
         code: Python that sets ``value`` (run in the notebook's namespace after all cells).
-        message: What the student reads when the value differs (no hidden details).
+        message: What the student reads when the value differs: what was expected and the
+            input that showed it, described (the hidden inputs themselves are not leaked).
+        relies_on: The sentences of the notebook's TODO text (the solution cell's docstring
+            or the markdown cell before it) that state what this probe enforces, quoted
+            exactly; ``tests/test_grading_fairness.py`` fails when one is not in the notebook.
     """
 
     name: str
     code: str
     message: str
+    relies_on: tuple[str, ...] = ()
 
 
 def probes_for(notebook: str) -> dict[str, list[Probe]]:
