@@ -113,10 +113,18 @@ class Case:
         return f"{self.kind}:{self.notebook}:{self.label[:50]}"
 
 
-def _wrong_cases(kind: str, table: dict) -> list[Case]:
-    """Cases from ``{notebook: {solution grade_id: [(label, source), ...]}}``."""
+def _wrong_cases(kind: str, table: dict, covered_by: dict | None = None) -> list[Case]:
+    """Cases from ``{notebook: {solution grade_id: [(label, source), ...]}}``; a case must score
+    0 on the grade cell ``covered_by[label]`` (default: the TODO's first grade cell)."""
+    covered_by = covered_by or {}
     return [
-        Case(kind, name, label, {grade_id: source}, _checks_of(SOURCES[name], grade_id))
+        Case(
+            kind,
+            name,
+            label,
+            {grade_id: source},
+            covered_by.get(label) or _checks_of(SOURCES[name], grade_id),
+        )
         for name, by_id in table.items()
         for grade_id, items in by_id.items()
         for label, source in items
@@ -129,18 +137,29 @@ def _mutant_cases() -> list[Case]:
     for name in SOURCES:
         path = MUTANTS_DIR / f"{name}.py"
         if path.exists():
-            cases += _wrong_cases("mutant", {name: _module(path).MUTANTS})
+            module = _module(path)
+            covered = getattr(module, "COVERED_BY", {})
+            cases += _wrong_cases("mutant", {name: module.MUTANTS}, covered)
     return cases
 
 
 MUTANT_CASES = _mutant_cases()
-WRONG_CASES = _wrong_cases("wrong", PROBE_ONLY.WRONG)
-ALWAYS_EQUAL_CASES = _wrong_cases("always_equal", PROBE_ONLY.ALWAYS_EQUAL)
+WRONG_CASES = _wrong_cases("wrong", PROBE_ONLY.WRONG, getattr(PROBE_ONLY, "COVERED_BY", {}))
+ALWAYS_EQUAL_CASES = _wrong_cases(
+    "always_equal", PROBE_ONLY.ALWAYS_EQUAL, getattr(PROBE_ONLY, "COVERED_BY", {})
+)
+VISIBLE_CASES = _wrong_cases(
+    "visible", getattr(PROBE_ONLY, "VISIBLE", {}), getattr(PROBE_ONLY, "COVERED_BY", {})
+)
 CORRECT_CASES = [
     Case("correct", name, "other correct answers", dict(replaced))
     for name, replaced in PROBE_ONLY.CORRECT.items()
+] + [
+    Case("correct", name, label, dict(replaced))
+    for name, items in getattr(PROBE_ONLY, "MORE_CORRECT", {}).items()
+    for label, replaced in items
 ]
-CASES = MUTANT_CASES + WRONG_CASES + ALWAYS_EQUAL_CASES + CORRECT_CASES
+CASES = MUTANT_CASES + WRONG_CASES + ALWAYS_EQUAL_CASES + VISIBLE_CASES + CORRECT_CASES
 
 
 def _run(template: Path, scratch: Path, name: str, answers: dict[str, str] | None) -> NotebookRun:
@@ -174,7 +193,7 @@ def _run_all(template: Path, scratch: Path, jobs: dict) -> dict:
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
     """A prepared embedded database, copied for every notebook run."""
-    from grader.autograde import prepare_template
+    from grader.grade import prepare_template
 
     return prepare_template(tmp_path_factory.mktemp("probe-template") / ".workshop")
 
@@ -240,8 +259,8 @@ def test_every_grade_cell_has_probes(name):
 
 @pytest.mark.parametrize("name", list(SOURCES))
 def test_every_todo_has_probe_only_cases(name):
-    wrong = PROBE_ONLY.WRONG.get(name, {})
-    assert sum(len(items) for items in wrong.values()) >= 2, name
+    wrong = PROBE_ONLY.WRONG.get(name, {}), getattr(PROBE_ONLY, "VISIBLE", {}).get(name, {})
+    assert sum(len(items) for table in wrong for items in table.values()) >= 2, name
     for grade_id in _solutions(SOURCES[name]):
         assert grade_id in PROBE_ONLY.CORRECT.get(name, {}), (name, grade_id, "CORRECT")
 
@@ -302,6 +321,17 @@ def test_an_answer_that_passes_the_visible_checks_fails_a_value_check(case, case
     assert row.status == "failed" and row.message.startswith("value check '"), (
         f"{case.label!r} should pass the visible checks and fail a value check: {row}"
     )
+
+
+# --- 6. each graded behaviour has a visible check (issue 11, item 3) ---------------------------
+
+
+@pytest.mark.parametrize("case", VISIBLE_CASES, ids=[c.id for c in VISIBLE_CASES])
+def test_a_bug_in_a_graded_behaviour_fails_a_visible_check(case, case_runs, reference):
+    """Answers that once passed every visible check now fail the visible checks of the grade
+    cell covering the behaviour, so an attendee finds the bug in class."""
+    row = _rows(case, case_runs, reference)[case.checks]
+    assert row.points == 0 and "visible check:" in row.message, (case.label, row)
 
 
 # --- other correct answers ----------------------------------------------------------------------

@@ -24,13 +24,20 @@ SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 NAMES = [p.stem for p in SOLUTIONS]
 
 
-def _mutants(name: str) -> list[tuple[str, str, str]]:
+def _mutants_module(name: str):
     path = ROOT / "tests" / "notebook_mutants" / f"{name}.py"
     if not path.exists():
-        return []
+        return None
     spec = importlib.util.spec_from_file_location(f"mutants_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def _mutants(name: str) -> list[tuple[str, str, str]]:
+    module = _mutants_module(name)
+    if module is None:
+        return []
     return [
         (grade_id, label, source)
         for grade_id, items in module.MUTANTS.items()
@@ -63,16 +70,29 @@ def _solution_ids(nb) -> list[str]:
     ]
 
 
-def _checks_of(nb, solution_id: str) -> str:
-    """The grade cell right after a solution cell checks that TODO."""
-    cells = nb.cells
-    for i, cell in enumerate(cells):
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == solution_id:
-            for later in cells[i + 1 :]:
-                meta = later.metadata.get("nbgrader", {})
-                if meta.get("grade"):
-                    return meta["grade_id"]
-    raise AssertionError(f"no grade cell after {solution_id}")
+def _checks_of(nb, solution_id: str) -> list[str]:
+    """The grade cells of a TODO: those after its solution cell, up to the next solution cell."""
+    cells, found = nb.cells, []
+    start = next(
+        i
+        for i, c in enumerate(cells)
+        if c.metadata.get("nbgrader", {}).get("grade_id") == solution_id
+    )
+    for later in cells[start + 1 :]:
+        meta = later.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            break
+        if meta.get("grade"):
+            found.append(meta["grade_id"])
+    assert found, f"no grade cell after {solution_id}"
+    return found
+
+
+def _covering(name: str, solution_id: str, label: str, nb) -> str:
+    """The grade cell covering a mutant's broken behaviour (the mutant file's COVERED_BY, else
+    the TODO's first grade cell)."""
+    covered = getattr(_mutants_module(name), "COVERED_BY", {})
+    return covered.get(label) or _checks_of(nb, solution_id)[0]
 
 
 def test_there_are_six_numbered_notebooks():
@@ -195,6 +215,11 @@ def test_a_plausible_wrong_answer_scores_zero_on_its_todo(
             cell.source = source
     nb, missing = assemble(original, submission)
     nb, status = _run(nb, tmp_path, template)
-    checks = _checks_of(original, grade_id)
-    result = next(r for r in score(nb, status, missing) if r.grade_id == checks)
-    assert result.points == 0, f"{label!r} passed {checks}"
+    # The rule (docs/notebook-authoring.md): the TODO loses marks, and the grade cell covering
+    # the broken behaviour scores 0.
+    cells = _checks_of(original, grade_id)
+    rows = {r.grade_id: r for r in score(nb, status, missing) if r.grade_id in cells}
+    covering = _covering(name, grade_id, label, original)
+    assert covering in rows, f"{covering} is not a grade cell of {grade_id}"
+    assert sum(r.points for r in rows.values()) < sum(r.max_points for r in rows.values()), label
+    assert rows[covering].points == 0, f"{label!r} passed {covering}: {rows[covering]}"

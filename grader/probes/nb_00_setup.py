@@ -1,8 +1,9 @@
 """Probes of 00_setup.
 
-The hidden tests call ``top_carriers_by_teu`` with several sizes (1, 2, 5, every carrier, more
-than there are carriers) and twice with the same n. The probes record the (name, total) pairs
-as plain data: a look-alike object (a str or int subclass) never equals the reference.
+``top_carriers_by_teu_checks``: several sizes (1, 2, 5, every carrier, more than there are
+carriers) and the same n twice, as (name, total) pairs of plain data (a look-alike str or int
+subclass never equals the reference). ``top_carriers_by_teu_ties``: a probe-only copy of the
+data with equal totals (carriers added in the grader's copy of the database, then removed).
 """
 
 from grader.probes import Probe
@@ -12,24 +13,72 @@ def _pairs(n):
     return [plain(list(item)) for item in top_carriers_by_teu(n)]
 """
 
+_TIE = """
+def _with_tie(carriers, teu, n):
+    # Add carriers with one vessel of ``teu`` each, call the function, remove them again.
+    for carrier_id, name in carriers:
+        h.backend.query(
+            "INSERT INTO supplychain.carriers (carrier_id, name, scac_code) VALUES (:i, :n, :s)",
+            {"i": carrier_id, "n": name, "s": f"Q{carrier_id % 1000:03d}"})
+        h.backend.query(
+            "INSERT INTO supplychain.vessels (imo_number, name, carrier_id, capacity_teu)"
+            " VALUES (:imo, :n, :i, :teu)",
+            {"imo": 9800000 + carrier_id, "n": name.upper(), "i": carrier_id, "teu": teu})
+    try:
+        return [plain(list(item)) for item in top_carriers_by_teu(n)]
+    finally:
+        for carrier_id, _ in carriers:
+            h.backend.query("DELETE FROM supplychain.vessels WHERE imo_number = :imo",
+                            {"imo": 9800000 + carrier_id})
+            h.backend.query("DELETE FROM supplychain.carriers WHERE carrier_id = :i",
+                            {"i": carrier_id})
+"""
+
+_ORDER = "largest total first"
+_TIES = "equal totals in carrier-name order"
+_N = "How many carriers to return (1 or more)"
+_ALL = "When n is larger than the number of carriers with vessels, return all of them."
+_SUM = "A carrier's capacity is the sum of vessels.capacity_teu"
+_TYPES = "A list of (carrier name, total capacity_teu) tuples, of types (str, int)"
+
 PROBES = {
     "top_carriers_by_teu_checks": [
         Probe(
             "sizes",
             _PAIRS + "value = [_pairs(n) for n in (1, 2, 4, 5, 7, 14, 15)]",
-            "top_carriers_by_teu(n) does not return the expected (carrier, total TEU) pairs for "
-            "some values of n",
+            "top_carriers_by_teu(n) for other values of n (1 up to every carrier) does not give "
+            "the n largest (carrier name, SUM of capacity_teu) pairs, largest first",
+            (_N, _SUM, _ORDER, _TYPES),
         ),
         Probe(
             "more than there are",
             _PAIRS + "value = [_pairs(n) for n in (16, 22, 40, 1000)]",
-            "when n is larger than the number of carriers with vessels, return all of them "
-            "(largest first)",
+            "for n larger than the number of carriers with vessels (16 up to 1000) expected all "
+            "of them, largest first",
+            (_ALL,),
         ),
         Probe(
             "repeat",
             _PAIRS + "value = [_pairs(3), _pairs(3), _pairs(1)]",
-            "calling top_carriers_by_teu again with the same n gives a different answer",
+            "calling top_carriers_by_teu again with the same n (3, then 1) gives a different "
+            "answer than the n largest pairs",
+            (_N, _ORDER),
+        ),
+    ],
+    "top_carriers_by_teu_ties": [
+        Probe(
+            "equal totals",
+            _TIE
+            + """
+value = [
+    _with_tie([(921, "Xylo Probe Lines"), (922, "Cedar Probe Lines")], 70000, 2),
+    _with_tie([(931, "Quill Probe Lines"), (932, "Elm Probe Lines"), (933, "Kite Probe Lines")],
+              25000, 40),
+]
+""",
+            "with carriers of equal totals added to the data (at the top, and three in the "
+            "middle of the table) expected them in carrier-name order",
+            (_TIES,),
         ),
     ],
 }

@@ -2,7 +2,8 @@
 
 The hidden tests of ``scan_tables`` check: facts ordered by table name, each table once, an
 ``int`` row count; the same facts for "supplychain" and "SupplyChain"; [] for an owner without
-tables; hostile owners raise ValueError or give []; no memory is written; the table comment is
+tables; hostile owners raise ValueError before any SQL is sent (as the docstring says); no
+memory is written; the table comment is
 read from the database at call time. The probes record the same things as plain data
 (subjects, kinds, row counts and their types, whether the content holds the comment and the
 count), never memory ids.
@@ -48,14 +49,23 @@ def _describe(facts):
     return rows
 """
 
+_ORDERED = "A list ordered by table name, one dict per table:"
+_SHAPE = '"content": "Table OWNER.TABLE: <the table comment> (<n> rows)"'
+_COUNT = "with OWNER and TABLE in upper case and n from SELECT COUNT(*)."
+_ANY_CASE = 'The schema, in any case ("SUPPLYCHAIN" or "supplychain").'
+_EMPTY = "An owner without tables gives []."
+_RAISES = "owner is not a plain schema name (see IDENTIFIER); nothing is run then."
+_RETURNS = "One table fact per table of a schema: its documented purpose and its row count."
+
 PROBES = {
-    "scan_tables_checks": [
+    "scan_tables_all": [
         Probe(
             "facts",
             _TRUTH + 'value = _describe(scan_tables("SUPPLYCHAIN"))',
             "the facts of SUPPLYCHAIN are not right: one fact per table, ordered by table name, "
             "kind 'table', subject and metadata owner/table in upper case, metadata row_count an "
             "int from SELECT COUNT(*), and the content holding the comment and 'N rows'",
+            (_ORDERED, _SHAPE, _COUNT),
         ),
         Probe(
             "owner in any case",
@@ -74,13 +84,15 @@ def _key(facts):
 value = [[_describe(scan_tables(v)), _key(plain(scan_tables(v))) == _key(_base)]
          for v in ("supplychain", "SupplyChain", "sUPPLYCHAIN")]
 """,
-            "scan_tables must give the same facts (subjects, contents, row counts) whatever the "
-            "case of the owner: upper-case it before using it",
+            "for the owner written in other cases (lower, mixed) expected the same facts "
+            "(subjects, contents, row counts) as for 'SUPPLYCHAIN'",
+            (_ANY_CASE,),
         ),
         Probe(
             "owner without tables",
             'value = [outcome(scan_tables, name) for name in ("NOBODY", "nobody", "Nobody_2")]',
-            "an owner that has no tables must give an empty list []",
+            "for owners that have no tables (in several cases) expected an empty list []",
+            (_EMPTY,),
         ),
         Probe(
             "hostile owners",
@@ -90,16 +102,32 @@ _tables = len(h.backend.query("SELECT table_name FROM all_tables WHERE owner = '
 _hostile = ("SUPPLYCHAIN' OR '1'='1", "SUPPLYCHAIN; DROP TABLE memories", "supplychain.vessels",
             "SUPPLYCHAIN --", "", "1SUPPLYCHAIN", "SUPPLY CHAIN", "SUPPLYCHAIN\\n",
             "' OR 1=1 --", "SUPPLYCHAIN/*", "_SUPPLYCHAIN", "x" * 129, "SUPPLY-CHAIN")
+_sent = []
+_real_query = type(h.backend).query
+
+
+def _spy(sql, binds=None):
+    _sent.append(sql)
+    return _real_query(h.backend, sql, binds)
+
+
 value = []
 for _name in _hostile:
-    _o = outcome(scan_tables, _name)
-    value.append(_o in (["raised", "ValueError"], ["ok", []]))
+    _sent.clear()
+    h.backend.query = _spy
+    try:
+        _o = outcome(scan_tables, _name)
+    finally:
+        del h.backend.query
+    value.append([_o == ["raised", "ValueError"], len(_sent)])
 value.append(h.memory.count() == _before)
 value.append(len(h.backend.query(
     "SELECT table_name FROM all_tables WHERE owner = 'SUPPLYCHAIN'")) == _tables)
 """,
-            "an owner that is not a plain schema name (quotes, spaces, dots, comments, a leading "
-            "digit, ...) must raise ValueError or give [], and scan_tables must change nothing",
+            "for owners that are not plain schema names (quotes, spaces, dots, comments, a "
+            "leading digit, too long, ...) expected a ValueError before any SQL is sent, and "
+            "no change to the data",
+            (_RAISES,),
         ),
         Probe(
             "no memories written",
@@ -109,8 +137,9 @@ scan_tables("SUPPLYCHAIN")
 scan_tables("supplychain")
 value = h.memory.count() - _before
 """,
-            "scan_tables must only read: it must not store memories (the notebook stores them "
-            "later)",
+            "scan_tables must only read: calling it stored memories (the notebook stores the "
+            "facts later)",
+            (_RETURNS,),
         ),
         Probe(
             "current comment",
@@ -129,8 +158,18 @@ try:
 finally:
     h.backend.set_comment("ports", None, _original)
 """,
-            "scan_tables must read each table's comment from all_tab_comments when it is called "
-            "(a comment changed since must show up)",
+            "after a table comment was changed, scan_tables did not show the new comment: read "
+            "each table's comment from the database when called",
+            (_SHAPE,),
         ),
     ],
 }
+
+_BY_NAME = {probe.name: probe for probe in PROBES.pop("scan_tables_all")}
+#: The facts (2 points) and the owner handling (1 point) are graded apart.
+PROBES["scan_tables_checks"] = [
+    _BY_NAME[name] for name in ("facts", "no memories written", "current comment")
+]
+PROBES["scan_tables_owner"] = [
+    _BY_NAME[name] for name in ("owner in any case", "owner without tables", "hostile owners")
+]

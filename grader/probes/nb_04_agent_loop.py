@@ -5,9 +5,10 @@ was not offered, bad arguments + malformed JSON + a good call in one reply, a mo
 calls tools (max_iterations, then ONE forced request without tools), ``budget_seconds=0`` and
 one stored episode per turn on its thread. The probes run the same scenarios (and a few
 variations) and record what the model was sent and what the function returned as plain data:
-numbers of requests, offered tool names, roles, whether each observation is an error naming
-the tool, whether tool_call_ids match, answers, tool names, forced_final and the episodes of
-the thread. Error wording and call ids are never compared.
+numbers of requests, offered tool names, roles, whether each observation is an error,
+whether tool_call_ids match, answers, tool names, forced_final and the episodes of
+the thread. Error wording and call ids are never compared (the docstring does not ask for an
+error that names the tool, so no probe checks it).
 """
 
 from grader.probes import Probe
@@ -98,18 +99,43 @@ def _scenario(queued, question=_QUESTION, thread_id="probe-04", named=(), **kwar
             h.memory.delete(old.id)
 """
 
-PROBES = {
+_NOT_OFFERED = (
+    "a tool that was not offered this turn (or does not exist) gets a JSON "
+    '``{"error": "..."}`` observation instead'
+)
+_NEVER_RAISE = "Never raise for the model's mistakes."
+_REFUSED = "the name of every tool call the model made, in order, refused ones included"
+_ONE_PER_CALL = (
+    'then one tool message per call (``{"role": "tool", "tool_call_id": id, "content": output}``)'
+)
+_CALL_DICTS = '(dicts: id, type "function", function name + arguments)'
+_OFFERED_RUNS = "An offered tool runs with ``h.tools.call(name, arguments)``"
+_ROUNDS = "at most ``max_iterations`` rounds"
+_FORCED = (
+    'If the rounds or the budget ran out first, append ``{"role": "user", "content": '
+    "FORCE_FINAL}`` and ask once more WITHOUT tools: that reply is the (forced) answer."
+)
+_FORCED_FLAG = "True when the answer was forced by the limits"
+_BUDGET = "Wall-clock budget of the tool loop, in seconds (0: answer at once)."
+_STORE = (
+    'Store the turn: ``h.memory.add("Question: <question>\\nAnswer: <answer>", '
+    'kind="episode", thread_id=thread_id)``'
+)
+_EPISODE_ID = "the id of the stored episode"
+
+_ALL = {
     "agent_turn_checks": [
         Probe(
             "unknown tool",
             _SETUP
             + """
 value = _scenario([{"tool_calls": [{"name": "teleport_vessel", "arguments": {"to": "Mars"}}]},
-                   "done after an unknown tool"], named=("teleport_vessel",))
+                   "done after an unknown tool"])
 """,
-            "when the model calls a tool that does not exist, the next request must hold an "
-            '{"error": ...} tool message naming it (with the call\'s tool_call_id), the loop '
-            "goes on, and tool_calls lists the refused call too",
+            "when the model called a tool that does not exist (and then answered), expected the "
+            'next request to hold an {"error": ...} tool message with the call\'s tool_call_id, '
+            "the loop to go on to that answer, and tool_calls to list the refused call too",
+            (_NOT_OFFERED, _NEVER_RAISE, _REFUSED),
         ),
         Probe(
             "tool not offered",
@@ -120,6 +146,7 @@ value = _scenario([{"tool_calls": [{"name": "scratch_list", "arguments": {}}]},
 """,
             "a registered tool that was not offered this turn must not run: it comes back as an "
             '{"error": ...} tool message and the loop goes on',
+            (_NOT_OFFERED, _NEVER_RAISE),
         ),
         Probe(
             "bad arguments",
@@ -137,6 +164,7 @@ value = _scenario([
             "several calls in one reply (bad arguments, malformed JSON, a good call) must each "
             'get one tool message, in the calls\' order; the bad ones an {"error": ...}, the '
             "good one its output; never raise",
+            (_ONE_PER_CALL, _OFFERED_RUNS, _NEVER_RAISE),
         ),
         Probe(
             "tool results",
@@ -171,6 +199,7 @@ finally:
             "the assistant message must carry its tool_calls as dicts (id, type 'function', "
             "function name and arguments) and each tool message the whole output of "
             "h.tools.call with the id of the call it answers",
+            (_ONE_PER_CALL, _CALL_DICTS, _OFFERED_RUNS),
         ),
         Probe(
             "max_iterations",
@@ -186,6 +215,7 @@ for _n in (3, 1):
             "a model that keeps calling tools must get at most max_iterations requests with "
             "tools, then ONE request without tools (after a FORCE_FINAL user message); that "
             "reply is the answer, forced_final is True, and the turn is stored as an episode",
+            (_ROUNDS, _FORCED, _FORCED_FLAG, _STORE),
         ),
         Probe(
             "budget",
@@ -201,6 +231,7 @@ if "turn" in value[0]:  # the offline model's own wording of a forced answer: on
 """,
             "budget_seconds is not honoured: with 0 seconds there is no tool round at all, one "
             "request without tools and a forced, non-empty answer",
+            (_BUDGET, _FORCED, _FORCED_FLAG),
         ),
         Probe(
             "episodes",
@@ -228,6 +259,19 @@ finally:
 """,
             "each turn must be stored once as a memory of kind 'episode' on its own thread_id, "
             "with the question and the answer in its content",
+            (_STORE, _EPISODE_ID),
         ),
     ],
+}
+
+_BY_NAME = {probe.name: probe for probe in _ALL["agent_turn_checks"]}
+
+#: One grade cell per behaviour: the happy path, the model's mistakes, the limits, episodes.
+PROBES = {
+    "agent_turn_checks": [_BY_NAME["tool results"]],
+    "agent_turn_tool_errors": [
+        _BY_NAME[name] for name in ("unknown tool", "tool not offered", "bad arguments")
+    ],
+    "agent_turn_limits": [_BY_NAME["max_iterations"], _BY_NAME["budget"]],
+    "agent_turn_episodes": [_BY_NAME["episodes"]],
 }

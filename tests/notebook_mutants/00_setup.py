@@ -78,5 +78,14 @@ MUTANTS = {
     return [(name, int(total)) for name, total in result.rows]
 ''',
         ),
+        (
+            "no tie-break: equal totals in whatever order the database gives",
+            _query("c.name, SUM(v.capacity_teu) AS total_teu", order="total_teu DESC"),
+        ),
     ],
+}
+
+#: The grade cell covering each mutant's broken behaviour (default: the TODO's first one).
+COVERED_BY = {
+    "no tie-break: equal totals in whatever order the database gives": "top_carriers_by_teu_ties",
 }

@@ -136,5 +136,18 @@ MUTANTS = {
 """
             ),
         ),
+        (
+            "no owner check: a bad owner goes to the query as a bind (gives [], no ValueError)",
+            _scan(check="    owner = owner.upper()\n"),
+        ),
     ],
+}
+
+#: The grade cell covering each mutant's broken behaviour (default: the TODO's first one).
+COVERED_BY = {
+    "owner is case-sensitive (not upper-cased)": "scan_tables_owner",
+    "pastes the owner into the SQL text: no validation, no bind": "scan_tables_owner",
+    "no owner check: a bad owner goes to the query as a bind (gives [], no ValueError)": (
+        "scan_tables_owner"
+    ),
 }

@@ -145,3 +145,19 @@ MUTANTS = {
         ),
     ],
 }
+
+#: The grade cell covering each mutant's broken behaviour (default: agent_turn_checks).
+COVERED_BY = {
+    "ignores max_iterations (loops until the model stops or the budget runs out)": (
+        "agent_turn_limits"
+    ),
+    "no forced final answer: returns the last content when the limits are hit": (
+        "agent_turn_limits"
+    ),
+    "the forced final request still offers the tools": "agent_turn_limits",
+    "does not store the episode": "agent_turn_episodes",
+    "episode stored without the thread_id": "agent_turn_episodes",
+    "dispatches unknown tools by raising (h.tools.get)": "agent_turn_tool_errors",
+    "runs any registered tool, even one not offered this turn": "agent_turn_tool_errors",
+    "parses the arguments itself: malformed JSON raises": "agent_turn_tool_errors",
+}

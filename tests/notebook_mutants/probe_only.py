@@ -489,13 +489,11 @@ WRONG = {
     },
     "01_memory": {
         "scan_tables": [
-            ("owner not upper-cased", _scan(owner="owner")),
             (
                 "row_count stored as a float (the content says the int)",
                 _scan(count=f"float({_COUNT})"),
             ),
             ("comments read once, when the cell ran (a stale snapshot)", _SCAN_SNAPSHOT),
-            ("IDENTIFIER.match (not fullmatch) and the owner pasted into SQL", _SCAN_MATCH_PASTED),
         ],
     },
     "02_retrieval": {
@@ -520,6 +518,33 @@ WRONG = {
             ("no lower bound: max_rows=0 is passed on", _run_sql(limit="min(int(max_rows), 1000)")),
         ],
     },
+    "05_tool_output_offload": {
+        "log_tool": [
+            (
+                "strips whitespace from the output",
+                _log(content="tool_output.strip() or EMPTY_OUTPUT"),
+            ),
+            ("chars counts UTF-8 bytes", _log(chars='len(tool_output.encode("utf-8"))')),
+        ],
+        "fetch_tool_output": [
+            ("does not filter on kind", _fetch(find='{"subject": str(tool_call_id)}')),
+            (
+                "the id quoted by hand, not with repr()",
+                _fetch(error="f\"no tool call with id '{tool_call_id}'\""),
+            ),
+        ],
+    },
+}
+
+#: Answers that passed the visible checks before issue 11 and now fail them (each behaviour
+#: that is graded has a visible check of its own): notebook -> grade_id -> [(label, source)].
+VISIBLE = {
+    "01_memory": {
+        "scan_tables": [
+            ("owner not upper-cased", _scan(owner="owner")),
+            ("IDENTIFIER.match (not fullmatch) and the owner pasted into SQL", _SCAN_MATCH_PASTED),
+        ],
+    },
     "04_agent_loop": {
         "agent_turn": [
             (
@@ -542,22 +567,6 @@ WRONG = {
                     refused="""                names.append(name)
                 output = f"error: the tool {name} is not available in this turn\""""
                 ),
-            ),
-        ],
-    },
-    "05_tool_output_offload": {
-        "log_tool": [
-            (
-                "strips whitespace from the output",
-                _log(content="tool_output.strip() or EMPTY_OUTPUT"),
-            ),
-            ("chars counts UTF-8 bytes", _log(chars='len(tool_output.encode("utf-8"))')),
-        ],
-        "fetch_tool_output": [
-            ("does not filter on kind", _fetch(find='{"subject": str(tool_call_id)}')),
-            (
-                "the id quoted by hand, not with repr()",
-                _fetch(error="f\"no tool call with id '{tool_call_id}'\""),
             ),
         ],
     },
@@ -622,4 +631,32 @@ CORRECT = {
         "fetch_tool_output": "def fetch_tool_output(tool_call_id):\n"
         "    return h.offload.fetch(tool_call_id)\n",
     },
+}
+
+#: The grade cell covering each case's broken behaviour (default: the TODO's first grade cell).
+COVERED_BY = {
+    "owner not upper-cased": "scan_tables_owner",
+    "IDENTIFIER.match (not fullmatch) and the owner pasted into SQL": "scan_tables_owner",
+    "tool_calls lists only the calls that ran (not the refused ones)": "agent_turn_tool_errors",
+    "one round too many (rounds <= max_iterations)": "agent_turn_limits",
+    "ignores budget_seconds": "agent_turn_limits",
+    "an unknown tool gets plain text, not an {'error'} JSON object": "agent_turn_tool_errors",
+}
+
+#: More correct answers, each run on its own: notebook -> [(label, {solution grade_id: source})].
+#: Each must score full marks (with CORRECT: several styles per TODO).
+MORE_CORRECT = {
+    "00_setup": [
+        ("the query with the largest first", {"top_carriers_by_teu": _top("n")}),
+    ],
+    "04_agent_loop": [
+        (
+            "an unknown-tool error that does not name the tool (the docstring never asks it)",
+            {
+                "agent_turn": _agent(
+                    refused='                output = json.dumps({"error": "not offered"})'
+                )
+            },
+        ),
+    ],
 }
