@@ -17,6 +17,8 @@ score and the exact types), plus whether the ids equal the library's in the same
 also settles ties).
 """
 
+from dataclasses import replace
+
 from grader.probes import Probe
 
 _Q = "vessel capacity_teu in TEU"
@@ -190,4 +192,41 @@ PROBES = {
             "than the library: pass the query through hybrid_binds, never into the SQL text",
         ),
     ],
+}
+
+# The sentences of the TODOs each probe enforces (tests/test_grading_fairness.py).
+_OVERSAMPLE = (
+    "Oversamples the k * 4 nearest memories by vector search, drops every memory of kind "
+    '"tool_output", keeps only the wanted kinds, then reranks (rerank) and keeps k.'
+)
+_NEVER = 'Never a memory of kind "tool_output".'
+_NEAREST = "nearest first (ascending .score, the cosine distance)"
+_KINDS_TEXT = (
+    'or a comma-separated string such as "table, column" (spaces around names are ignored)'
+)
+_NO_KINDS = "None or empty means every kind except tool_output."
+_ANY_TEXT = "What the agent is looking for (any text)."
+_BEST_FIRST = "best first (highest rrf_score, then lowest id)"
+_MISSING = "A memory missing from one list has rank 999999 there."
+_ODD = 'Any text (quotes, operators, unicode and "" are all fine'
+_RELIES = {
+    ("retrieve_knowledge_checks", "sizes"): (_OVERSAMPLE, _NEAREST),
+    ("retrieve_knowledge_checks", "tool outputs never"): (_NEVER,),
+    ("retrieve_knowledge_checks", "kinds as text"): (_KINDS_TEXT,),
+    ("retrieve_knowledge_checks", "no kinds"): (_NO_KINDS,),
+    ("retrieve_knowledge_checks", "other queries"): (_OVERSAMPLE, _NEAREST),
+    ("retrieve_knowledge_checks", "odd queries"): (_ANY_TEXT,),
+    ("hybrid_rrf_search_checks", "queries"): (_BEST_FIRST, _MISSING),
+    ("hybrid_rrf_search_checks", "k"): ("How many results at most.", _BEST_FIRST),
+    ("hybrid_rrf_search_checks", "per_list"): (
+        "How many candidates each ranked list (VEC, TXT) contributes.",
+        _MISSING,
+    ),
+    ("hybrid_rrf_search_checks", "rrf_k"): ("The RRF constant in 1 / (rrf_k + rank).",),
+    ("hybrid_rrf_search_checks", "empty query"): (_ODD, _MISSING),
+    ("hybrid_rrf_search_checks", "odd queries"): (_ODD,),
+}
+PROBES = {
+    grade_id: [replace(p, relies_on=_RELIES[grade_id, p.name]) for p in probes]
+    for grade_id, probes in PROBES.items()
 }

@@ -9,6 +9,8 @@ and dates come back as the read-only connection gives them. The probes record th
 (or, for errors, only that it is a lone non-empty message: the wording is free).
 """
 
+from dataclasses import replace
+
 from grader.probes import Probe
 
 _CALL = """
@@ -184,4 +186,24 @@ value = [_answer(_join, max_rows=7), type(_raw) is str and sorted(_json.loads(_r
             "the rows of the read-only connection",
         ),
     ],
+}
+
+# The sentences of the TODO each probe enforces (tests/test_grading_fairness.py).
+_ERROR = "Never raises for a bad statement."
+_GUARD = "The guard is the connection, not the text"
+_ROWS = "Most rows to return, clamped to 1..MAX_ROWS (1000)."
+_SHAPE = "with ``row_count == len(rows)``, values converted by ``to_json_value``"
+_UNICODE = "unicode kept as is (``ensure_ascii=False``)"
+_RELIES = {
+    "hostile statements": (_GUARD, _ERROR),
+    "broken statements": (_ERROR,),
+    "max_rows": (_ROWS,),
+    "default and exact fits": (_ROWS, _SHAPE),
+    "values": (_SHAPE,),
+    "unicode": (_UNICODE,),
+    "join": (_SHAPE,),
+}
+PROBES = {
+    grade_id: [replace(p, relies_on=_RELIES[p.name]) for p in probes]
+    for grade_id, probes in PROBES.items()
 }

@@ -10,6 +10,8 @@ and unknown ids (the exact error text). The probes use fixed call ids, so whole 
 compared; big outputs are compared by SHA-256 and length.
 """
 
+from dataclasses import replace
+
 from grader.probes import Probe
 
 _TEXTS = """
@@ -246,4 +248,31 @@ value = [_fetched(x) for x in ("", "call_' OR 1=1 --", "ünïcode-id-🚢", 'say
             'quotes it>"} and nothing else',
         ),
     ],
+}
+
+# The sentences of the TODOs each probe enforces (tests/test_grading_fairness.py).
+_WHOLE = "The output text, any size, any unicode: stored whole as the content"
+_EMPTY = 'with metadata "chars" = len(tool_output) and "empty" = (tool_output == "")'
+_ARGS = "a dict as json.dumps(tool_args, sort_keys=True), a str unchanged"
+_SUBJECT = "The model's id for the call: the memory's subject, the handle to fetch it."
+_KIND = "Store one tool call's WHOLE output as a memory of kind tool_output."
+_EXACT = 'with the output exactly as it was logged (any size; "" when it was empty'
+_SHAPE = '``{"tool_name": str, "tool_args": str (the stored JSON text), "tool_output": str}``'
+_UNKNOWN = "(the id quoted as repr() does) when nothing is stored under that id."
+_RELIES = {
+    ("log_tool_checks", "sizes"): (_WHOLE, _EMPTY),
+    ("log_tool_checks", "multi-megabyte"): (_WHOLE,),
+    ("log_tool_checks", "tool_args"): (_ARGS,),
+    ("log_tool_checks", "calls do not mix"): (_SUBJECT,),
+    ("log_tool_checks", "not in search"): (_KIND,),
+    ("fetch_tool_output_checks", "sizes"): (_EXACT,),
+    ("fetch_tool_output_checks", "multi-megabyte"): (_EXACT,),
+    ("fetch_tool_output_checks", "tool_args"): (_SHAPE,),
+    ("fetch_tool_output_checks", "ids do not mix"): (_SHAPE, _EXACT),
+    ("fetch_tool_output_checks", "only tool outputs"): (_UNKNOWN,),
+    ("fetch_tool_output_checks", "unknown ids"): (_UNKNOWN,),
+}
+PROBES = {
+    grade_id: [replace(p, relies_on=_RELIES[grade_id, p.name]) for p in probes]
+    for grade_id, probes in PROBES.items()
 }
