@@ -2,8 +2,9 @@
 ``workshop grade`` (:mod:`grader.grade`): the tests use it to run notebooks like a classroom
 kernel does.
 
-:func:`assemble` builds the notebook to run the way :func:`grader.grade.cells_to_run` does (the
-released notebook, hidden tests removed, with only the student's solution cells swapped in);
+:func:`assemble` builds the notebook to run like :func:`grader.grade.cells_to_run` does, but
+keeps the hidden tests (as ``nbgrader autograde`` does; ``workshop grade`` runs value checks
+instead);
 :func:`score` turns the executed notebook's error outputs into a :class:`grader.grade.NotebookRun`
 and scores it with :func:`grader.grade.score_notebook` (visible checks only: value checks need
 the grading runner).
@@ -35,20 +36,22 @@ def _source(nb: nbformat.NotebookNode, released: nbformat.NotebookNode | None = 
 
 
 def assemble(source: nbformat.NotebookNode, submission: nbformat.NotebookNode | None):
-    """The notebook to run: the released source, with the student's solution cells swapped in.
+    """The notebook to run: the source with its hidden tests (as ``nbgrader autograde`` restores
+    them), the student's solution cells swapped in (read like :func:`grader.grade.read_answers`),
+    the released stub where the submission lacks one.
 
     Returns:
         (notebook, missing): ``missing`` lists solution grade_ids the submission lacks; those
         keep the released stub (so their checks fail).
     """
-    released = release_notebook(source)
+    stubs = {meta(c).get("grade_id"): c.source for c in release_notebook(source).cells}
     answers = {}
     if submission is not None:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "submission.ipynb"
             nbformat.write(submission, path)
             answers = read_answers(path).cells
-    nb = nbformat.from_dict(nbformat.reads(nbformat.writes(released), as_version=4))
+    nb = nbformat.from_dict(nbformat.reads(nbformat.writes(source), as_version=4))
     missing = []
     for cell in nb.cells:
         grade_id = meta(cell).get("grade_id")
@@ -56,7 +59,10 @@ def assemble(source: nbformat.NotebookNode, submission: nbformat.NotebookNode | 
             if grade_id in answers:
                 cell.source = answers[grade_id]
             else:
+                cell.source = stubs.get(grade_id, "raise NotImplementedError()")
                 missing.append(grade_id)
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
     return nb, missing
 
 
