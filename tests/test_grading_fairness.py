@@ -72,7 +72,7 @@ def test_the_unknown_tool_error_need_not_name_the_tool():
     text = "\n".join(
         p.code for probes in source.probes.values() for p in probes if p.name == "unknown tool"
     )
-    assert "named=(\"teleport_vessel\"" not in text
+    assert 'named=("teleport_vessel"' not in text
     checks = [c.source for c in source.notebook.cells if meta(c).get("grade")]
     assert not any('"teleport_vessel" in _obs' in c for c in checks)
 

@@ -122,6 +122,7 @@ _STORE = (
     'kind="episode", thread_id=thread_id)``'
 )
 _EPISODE_ID = "the id of the stored episode"
+_RETRIEVE = "Offer the tools of ``h.tools.retrieve(question, k=5)`` (top 5 + the always-on set)."
 
 _ALL = {
     "agent_turn_checks": [
@@ -190,6 +191,7 @@ try:
           _json.loads(c.get("function", {}).get("arguments") or "null")]
          for c in _assistant[-1].get("tool_calls") or []] if _assistant else None,
         plain(_result.get("tool_calls")),
+        sorted(_tool_names(_sent[0])) if _sent else None,
     ]
 finally:
     offline.reset()
@@ -198,8 +200,9 @@ finally:
 """,
             "the assistant message must carry its tool_calls as dicts (id, type 'function', "
             "function name and arguments) and each tool message the whole output of "
-            "h.tools.call with the id of the call it answers",
-            (_ONE_PER_CALL, _CALL_DICTS, _OFFERED_RUNS),
+            "h.tools.call with the id of the call it answers; the tools offered are those of "
+            "h.tools.retrieve(question, k=5)",
+            (_ONE_PER_CALL, _CALL_DICTS, _OFFERED_RUNS, _RETRIEVE),
         ),
         Probe(
             "max_iterations",

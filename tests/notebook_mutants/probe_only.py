@@ -118,7 +118,7 @@ _SCAN_MATCH_PASTED = '''def scan_tables(owner):
 
 _SCAN_OTHER_WORDING = """def scan_tables(owner):
     if not isinstance(owner, str) or not IDENTIFIER.fullmatch(owner):
-        return []  # not a schema name: nothing to scan (allowed: raise or [])
+        raise ValueError(f"{owner!r}: not a schema name")  # the docstring asks for it
     schema = owner.upper()
     names = [r["table_name"] for r in h.backend.query(
         "SELECT table_name FROM all_tables WHERE owner = :o", {"o": schema})]
@@ -654,7 +654,8 @@ MORE_CORRECT = {
             "an unknown-tool error that does not name the tool (the docstring never asks it)",
             {
                 "agent_turn": _agent(
-                    refused='                output = json.dumps({"error": "not offered"})'
+                    refused="                names.append(name)\n"
+                    '                output = json.dumps({"error": "not offered"})'
                 )
             },
         ),
