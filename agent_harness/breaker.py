@@ -245,6 +245,7 @@ class CircuitBreaker:
                 "evidence": _plain(evidence or {}),
             },
         )
+        self.registry.changed(name, f"{before}->{to}")
 
     def refusal(self, name: str, row: dict) -> str:
         """The error a call to an open tool gets: why, until when, and what to use instead."""

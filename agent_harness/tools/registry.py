@@ -79,6 +79,24 @@ class ToolRegistry:
         self.breaker = CircuitBreaker(self)
         self.hooks: list = [TelemetryRecorder(harness.backend.telemetry), self.breaker]
         self.hook_failures = HookFailures()
+        self._listeners: list[Callable[[str, str], None]] = []
+
+    # --- change notifications -----------------------------------------------------------------
+    def on_change(self, listener: Callable[[str, str], None]) -> Callable[[], None]:
+        """Call ``listener(tool, what)`` whenever the set of offerable tools may have changed:
+        a tool added or removed, or a breaker transition (``what`` names it, e.g.
+        ``"closed->open"``). Returns a function that unsubscribes. An MCP server uses it to send
+        ``notifications/tools/list_changed``."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def changed(self, tool: str, what: str) -> None:
+        """Tell the listeners (a failing listener is counted, never raised)."""
+        for listener in list(self._listeners):
+            try:
+                listener(tool, what)
+            except Exception as e:  # a broken listener must not break a call or a transition
+                self.hook_failures.record(listener, "on_change", e)
 
     # --- the catalog --------------------------------------------------------------------------
     def names(self) -> list[str]:
@@ -112,12 +130,14 @@ class ToolRegistry:
         )
         _add(tool, self._tools)
         self.sync()
+        self.changed(tool.name, "added")
         return tool
 
     def remove(self, name: str) -> None:
         """Take a tool out of this registry and the toolbox (its telemetry stays)."""
-        self._tools.pop(name, None)
-        self.sync()
+        if self._tools.pop(name, None) is not None:
+            self.sync()
+            self.changed(name, "removed")
 
     def schemas(self, names: list[str] | None = None) -> list[dict]:
         """OpenAI schemas of the named tools (all when None)."""
@@ -273,9 +293,7 @@ class ToolRegistry:
         )
         if call_id:
             call.call_id = call_id
-        return dispatch(
-            self._tools, call, self.harness, self.hooks, self.hook_failures, self.clock
-        )
+        return dispatch(self._tools, call, self.harness, self.hooks, self.hook_failures, self.clock)
 
     # --- watching -----------------------------------------------------------------------------
     def policy(self) -> Policy:
