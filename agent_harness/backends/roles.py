@@ -29,6 +29,7 @@ __all__ = [
     "BreakerStore",
     "ToolRanking",
     "ProvenanceStore",
+    "ToolDefinitionStore",
     "RankWeights",
     "TELEMETRY_COLUMNS",
     "utc_now",
@@ -166,6 +167,25 @@ class ToolRanking(abc.ABC):
     @abc.abstractmethod
     def neighbours(self, tool: str, k: int, now: dt.datetime) -> list[str]:
         """The ``k`` tools nearest to ``tool`` by their embeddings, open ones left out."""
+
+
+class ToolDefinitionStore(abc.ABC):
+    """Tools defined as data: ``tool_definitions`` and ``tool_parameters`` rows."""
+
+    @abc.abstractmethod
+    def put(self, definition: dict, parameters: list[dict]) -> None:
+        """Insert or replace a definition (name, description, implementation_type,
+        implementation (JSON text), category, access_level, timeout_s) and its parameter rows
+        (position, name, json_type, required, default_value, description, constraints), in one
+        transaction."""
+
+    @abc.abstractmethod
+    def all(self) -> list[dict]:
+        """Every definition, by name, each with its ``parameters`` rows (by position)."""
+
+    @abc.abstractmethod
+    def delete(self, name: str) -> bool:
+        """Delete a definition and its parameters; True when one was there."""
 
 
 class ProvenanceStore(abc.ABC):
