@@ -176,12 +176,12 @@ class ToolDefinitionStore(abc.ABC):
     def put(self, definition: dict, parameters: list[dict]) -> None:
         """Insert or replace a definition (name, description, implementation_type,
         implementation (JSON text), category, access_level, timeout_s) and its parameter rows
-        (position, name, json_type, required, default_value, description, constraints), in one
+        (ordinal, name, json_type, required, default_value, description, schema_extra), in one
         transaction."""
 
     @abc.abstractmethod
     def all(self) -> list[dict]:
-        """Every definition, by name, each with its ``parameters`` rows (by position)."""
+        """Every definition, by name, each with its ``parameters`` rows (by ordinal)."""
 
     @abc.abstractmethod
     def delete(self, name: str) -> bool:

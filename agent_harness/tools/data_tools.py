@@ -106,7 +106,7 @@ def rows_from_schema(name: str, schema: dict) -> list[dict]:
     if unknown:
         raise ToolDefinitionError(f"tool {name!r}: required names no property: {sorted(unknown)}")
     rows = []
-    for position, (arg, spec) in enumerate(properties.items(), start=1):
+    for ordinal, (arg, spec) in enumerate(properties.items(), start=1):
         where = f"tool {name!r}, argument {arg!r}"
         if not isinstance(arg, str) or not _NAME.match(arg):
             raise ToolDefinitionError(f"{where}: the name must match ^[a-zA-Z_][a-zA-Z0-9_]*$")
@@ -124,13 +124,13 @@ def rows_from_schema(name: str, schema: dict) -> list[dict]:
                 ) from None
         rows.append(
             {
-                "position": position,
+                "ordinal": ordinal,
                 "name": arg,
                 "json_type": spec["type"],
                 "required": arg in required,
                 "default_value": json.dumps(spec["default"]) if "default" in spec else None,
                 "description": spec["description"].strip(),
-                "constraints": json.dumps(extra, sort_keys=True),
+                "schema_extra": json.dumps(extra, sort_keys=True),
             }
         )
     return rows
@@ -141,9 +141,9 @@ def schema_from_rows(rows: list[dict]) -> dict:
     :func:`rows_from_schema`)."""
     properties: dict[str, Any] = {}
     required = []
-    for row in sorted(rows, key=lambda r: r["position"]):
+    for row in sorted(rows, key=lambda r: r["ordinal"]):
         spec = {"type": row["json_type"], "description": row["description"]}
-        spec.update(json.loads(row["constraints"] or "{}"))
+        spec.update(json.loads(row["schema_extra"] or "{}"))
         if row["default_value"] is not None:
             spec["default"] = json.loads(row["default_value"])
         properties[row["name"]] = spec

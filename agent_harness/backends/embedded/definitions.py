@@ -17,13 +17,13 @@ _DEFINITION = (
     "timeout_s",
 )
 _PARAMETER = (
-    "position",
+    "ordinal",
     "name",
     "json_type",
     "required",
     "default_value",
     "description",
-    "constraints",
+    "schema_extra",
 )
 
 
@@ -59,7 +59,7 @@ class EmbeddedToolDefinitions(ToolDefinitionStore):
     def all(self) -> list[dict]:
         definitions = self.backend.query("SELECT * FROM tool_definitions ORDER BY name")
         parameters: dict[str, list[dict]] = {}
-        for row in self.backend.query("SELECT * FROM tool_parameters ORDER BY tool_name, position"):
+        for row in self.backend.query("SELECT * FROM tool_parameters ORDER BY tool_name, ordinal"):
             parameters.setdefault(row["tool_name"], []).append(row)
         for definition in definitions:
             definition["parameters"] = parameters.get(definition["name"], [])

@@ -217,14 +217,14 @@ MIGRATIONS = Migrations(
                 """CREATE TABLE tool_parameters (
                     tool_name TEXT NOT NULL
                         REFERENCES tool_definitions (name) ON DELETE CASCADE,
-                    position INTEGER NOT NULL,
+                    ordinal INTEGER NOT NULL,
                     name TEXT NOT NULL,
                     json_type TEXT NOT NULL CHECK (json_type IN
                         ('string', 'integer', 'number', 'boolean', 'array', 'object')),
                     required INTEGER NOT NULL DEFAULT 1 CHECK (required IN (0, 1)),
                     default_value TEXT CHECK (default_value IS NULL OR json_valid(default_value)),
                     description TEXT NOT NULL,
-                    constraints TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(constraints)),
+                    schema_extra TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(schema_extra)),
                     PRIMARY KEY (tool_name, name))""",
             ],
         ),

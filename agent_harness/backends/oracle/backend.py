@@ -16,6 +16,7 @@ import oracledb
 from agent_harness.backends.base import Backend, BackendError
 from agent_harness.backends.oracle.boxes import Boxes
 from agent_harness.backends.oracle.connection import PlainSQL, connect_user
+from agent_harness.backends.oracle.definitions import OracleToolDefinitions
 from agent_harness.backends.oracle.doctor import DoctorChecks
 from agent_harness.backends.oracle.embeddings import (
     MODEL_NAME,
@@ -74,6 +75,7 @@ class OracleBackend(
         self._owner_conn: oracledb.Connection | None = None
         self._choice: EmbeddingChoice | None = None
         self._init_javascript()
+        self.tool_definitions = OracleToolDefinitions(self)
 
     def describe(self) -> str:
         mode = self._embedding_mode()

@@ -172,6 +172,43 @@ MIGRATIONS = Migrations(
                 ),
             ],
         ),
+        Migration(
+            "m008_create_tool_definitions",
+            [
+                Step(
+                    "table",
+                    "TOOL_DEFINITIONS",
+                    f"""CREATE TABLE tool_definitions (
+                name VARCHAR2(64 CHAR) PRIMARY KEY,
+                description VARCHAR2(4000 CHAR) NOT NULL,
+                implementation_type VARCHAR2(20) NOT NULL
+                    CHECK (implementation_type IN ('python', 'sql', 'javascript', 'mcp')),
+                implementation CLOB NOT NULL CHECK (implementation IS JSON),
+                category VARCHAR2(40 CHAR) DEFAULT 'general' NOT NULL,
+                access_level VARCHAR2(10) DEFAULT 'read' NOT NULL
+                    CHECK (access_level IN ('read', 'write', 'execute')),
+                timeout_s NUMBER DEFAULT 30 NOT NULL,
+                {_UPDATED})""",
+                ),
+                Step(
+                    "table",
+                    "TOOL_PARAMETERS",
+                    """CREATE TABLE tool_parameters (
+                tool_name VARCHAR2(64 CHAR) NOT NULL
+                    REFERENCES tool_definitions (name) ON DELETE CASCADE,
+                ordinal NUMBER NOT NULL,
+                name VARCHAR2(64 CHAR) NOT NULL,
+                json_type VARCHAR2(10) NOT NULL CHECK (json_type IN
+                    ('string', 'integer', 'number', 'boolean', 'array', 'object')),
+                required NUMBER(1) DEFAULT 1 NOT NULL CHECK (required IN (0, 1)),
+                default_value VARCHAR2(4000 CHAR) CHECK (default_value IS JSON),
+                description VARCHAR2(4000 CHAR) NOT NULL,
+                schema_extra VARCHAR2(4000 CHAR) DEFAULT '{}' NOT NULL
+                    CHECK (schema_extra IS JSON),
+                PRIMARY KEY (tool_name, name))""",
+                ),
+            ],
+        ),
     ],
 )
 
