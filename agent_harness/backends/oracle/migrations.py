@@ -9,27 +9,17 @@ that stopped half-way runs again from the top.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import oracledb
 
 from agent_harness.backends.base import BackendError
 from agent_harness.backends.migrations import Migration, Migrations
 from agent_harness.backends.oracle.errors import first_line, hint
+from agent_harness.backends.oracle.registry_migrations import REGISTRY_MIGRATIONS
+from agent_harness.backends.oracle.steps import Step
 from agent_harness.backends.oracle.text_query import NO_MATCH_WORD
 from agent_harness.embeddings import DIMENSIONS
 
 __all__ = ["EXISTS_SQL", "LEDGER_DDL", "MIGRATIONS", "MigrationSteps", "Step"]
-
-
-@dataclass(frozen=True)
-class Step:
-    """One DDL step; skipped when its object exists (Oracle DDL commits, so a migration that
-    stopped half-way must be able to run again)."""
-
-    kind: str  # table | index | text index | preference | stoplist
-    name: str  # the object it creates, upper case
-    sql: str
 
 
 _HNSW = "ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY 95"
@@ -172,43 +162,7 @@ MIGRATIONS = Migrations(
                 ),
             ],
         ),
-        Migration(
-            "m008_create_tool_definitions",
-            [
-                Step(
-                    "table",
-                    "TOOL_DEFINITIONS",
-                    f"""CREATE TABLE tool_definitions (
-                name VARCHAR2(64 CHAR) PRIMARY KEY,
-                description VARCHAR2(4000 CHAR) NOT NULL,
-                implementation_type VARCHAR2(20) NOT NULL
-                    CHECK (implementation_type IN ('python', 'sql', 'javascript', 'mcp')),
-                implementation CLOB NOT NULL CHECK (implementation IS JSON),
-                category VARCHAR2(40 CHAR) DEFAULT 'general' NOT NULL,
-                access_level VARCHAR2(10) DEFAULT 'read' NOT NULL
-                    CHECK (access_level IN ('read', 'write', 'execute')),
-                timeout_s NUMBER DEFAULT 30 NOT NULL,
-                {_UPDATED})""",
-                ),
-                Step(
-                    "table",
-                    "TOOL_PARAMETERS",
-                    """CREATE TABLE tool_parameters (
-                tool_name VARCHAR2(64 CHAR) NOT NULL
-                    REFERENCES tool_definitions (name) ON DELETE CASCADE,
-                ordinal NUMBER NOT NULL,
-                name VARCHAR2(64 CHAR) NOT NULL,
-                json_type VARCHAR2(10) NOT NULL CHECK (json_type IN
-                    ('string', 'integer', 'number', 'boolean', 'array', 'object')),
-                required NUMBER(1) DEFAULT 1 NOT NULL CHECK (required IN (0, 1)),
-                default_value VARCHAR2(4000 CHAR) CHECK (default_value IS JSON),
-                description VARCHAR2(4000 CHAR) NOT NULL,
-                schema_extra VARCHAR2(4000 CHAR) DEFAULT '{}' NOT NULL
-                    CHECK (schema_extra IS JSON),
-                PRIMARY KEY (tool_name, name))""",
-                ),
-            ],
-        ),
+        *REGISTRY_MIGRATIONS,
     ],
 )
 
@@ -218,6 +172,8 @@ EXISTS_SQL = {
     "text index": "SELECT COUNT(*) FROM user_indexes WHERE index_name = :name",
     "preference": "SELECT COUNT(*) FROM ctx_user_preferences WHERE pre_name = :name",
     "stoplist": "SELECT COUNT(*) FROM ctx_stoplists WHERE spl_owner = USER AND spl_name = :name",
+    # Database Reference 26: USER_PROPERTY_GRAPHS (GRAPH_NAME)
+    "property graph": "SELECT COUNT(*) FROM user_property_graphs WHERE graph_name = :name",
 }
 
 LEDGER_DDL = (
