@@ -75,7 +75,7 @@ def _checks_of(nb, solution_id: str) -> str:
     raise AssertionError(f"no grade cell after {solution_id}")
 
 
-def test_there_are_six_numbered_notebooks():
+def test_there_are_seven_numbered_notebooks():
     assert NAMES == [
         "00_setup",
         "01_memory",
@@ -83,6 +83,7 @@ def test_there_are_six_numbered_notebooks():
         "03_tools_and_skills",
         "04_agent_loop",
         "05_tool_output_offload",
+        "06_self_healing_registry",
     ]
 
 
