@@ -32,13 +32,13 @@ def shown_traceback():
     InteractiveShell.clear_instance()
 
 
-TODO = '''
+TODO = """
 from agent_harness.workshop import call_todo
 
 def top_carriers_by_teu(n):
     # YOUR CODE HERE
     raise NotImplementedError()
-'''
+"""
 
 
 def test_an_unfinished_todo_shows_the_check_line_and_the_message_once(shown_traceback):
