@@ -32,6 +32,10 @@ __all__ = [
     "ToolDefinitionStore",
     "RankWeights",
     "TELEMETRY_COLUMNS",
+    "BREAKER_COLUMNS",
+    "DEFINITION_COLUMNS",
+    "PARAMETER_COLUMNS",
+    "in_list",
     "utc_now",
 ]
 
@@ -53,6 +57,50 @@ TELEMETRY_COLUMNS = (
     "output_chars",
     "started_at",
 )
+
+
+#: A tool's breaker row.
+BREAKER_COLUMNS = (
+    "tool_name",
+    "state",
+    "since",
+    "reason",
+    "retry_at",
+    "trial_successes",
+    "trial_failures",
+    "window_start_id",
+    "opened_count",
+)
+#: A data tool's ``tool_definitions`` row and its ``tool_parameters`` rows.
+DEFINITION_COLUMNS = (
+    "name",
+    "description",
+    "implementation_type",
+    "implementation",
+    "category",
+    "access_level",
+    "timeout_s",
+)
+PARAMETER_COLUMNS = (
+    "ordinal",
+    "name",
+    "json_type",
+    "required",
+    "default_value",
+    "description",
+    "schema_extra",
+)
+
+
+def in_list(column: str, prefix: str, values: Sequence[str] | None) -> tuple[str, dict]:
+    """``"column IN (:prefix0, ...) AND "`` and its binds; ``("", {})`` when values is None.
+
+    An empty list gives ``IN (NULL)``: nothing matches, as asked."""
+    if values is None:
+        return "", {}
+    names = [f"{prefix}{i}" for i in range(len(values))]
+    inner = ", ".join(f":{n}" for n in names) or "NULL"
+    return f"{column} IN ({inner}) AND ", dict(zip(names, values))
 
 
 def utc_now() -> dt.datetime:

@@ -31,6 +31,7 @@ import jsonschema
 
 from agent_harness.backends.base import BackendError
 from agent_harness.tools.context import current
+from agent_harness.tools.core import sql_result
 from agent_harness.tools.definition import (
     DEFAULT_TIMEOUT_S,
     Tool,
@@ -202,12 +203,7 @@ def _sql_function(definition: ToolDefinition):
             result = current().backend.readonly_query(statement, values, max_rows=max_rows)
         except BackendError as e:
             raise ToolError(str(e)) from e
-        return {
-            "columns": result.columns,
-            "rows": result.rows,
-            "row_count": len(result.rows),
-            "truncated": result.truncated,
-        }
+        return sql_result(result)
 
     return run
 

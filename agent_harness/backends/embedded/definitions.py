@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 from agent_harness.backends.embedded.migrations import NOW
-from agent_harness.backends.roles import ToolDefinitionStore
+from agent_harness.backends.roles import (
+    DEFINITION_COLUMNS,
+    PARAMETER_COLUMNS,
+    ToolDefinitionStore,
+)
 
 __all__ = ["EmbeddedToolDefinitions"]
 
-_DEFINITION = (
-    "name",
-    "description",
-    "implementation_type",
-    "implementation",
-    "category",
-    "access_level",
-    "timeout_s",
-)
-_PARAMETER = (
-    "ordinal",
-    "name",
-    "json_type",
-    "required",
-    "default_value",
-    "description",
-    "schema_extra",
-)
+_DEFINITION = DEFINITION_COLUMNS
+_PARAMETER = PARAMETER_COLUMNS
 
 
 class EmbeddedToolDefinitions(ToolDefinitionStore):

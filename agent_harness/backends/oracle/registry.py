@@ -22,11 +22,13 @@ import numpy as np
 import oracledb
 
 from agent_harness.backends.roles import (
+    BREAKER_COLUMNS,
     TELEMETRY_COLUMNS,
     BreakerStore,
     RankWeights,
     TelemetryStore,
     ToolRanking,
+    in_list,
 )
 
 __all__ = ["OracleTelemetry", "OracleBreakers", "OracleToolRanking", "to_db_time", "from_db_time"]
@@ -53,14 +55,6 @@ def _times(row: dict, *names: str) -> dict:
         if name in row:
             row[name] = from_db_time(row[name])
     return row
-
-
-def _in_list(column: str, prefix: str, values: Sequence[str] | None) -> tuple[str, dict]:
-    if values is None:
-        return "", {}
-    names = [f"{prefix}{i}" for i in range(len(values))]
-    inner = ", ".join(f":{n}" for n in names) or "NULL"
-    return f"{column} IN ({inner}) AND ", dict(zip(names, values))
 
 
 _WINDOW_CTE = """bounds AS (
@@ -120,7 +114,7 @@ class OracleTelemetry(TelemetryStore):
     def stats(
         self, window_calls: int, since: dt.datetime, tools: Sequence[str] | None = None
     ) -> list[dict]:
-        tool_filter, binds = _in_list("x.name", "tool", tools)
+        tool_filter, binds = in_list("x.name", "tool", tools)
         sql = (
             "WITH "
             + _WINDOW_CTE.format(tool_filter=tool_filter)
@@ -182,17 +176,7 @@ class OracleTelemetry(TelemetryStore):
 class OracleBreakers(BreakerStore):
     """``tool_breakers``, ``tool_transitions`` and ``harness_settings`` on Oracle."""
 
-    _COLUMNS = (
-        "tool_name",
-        "state",
-        "since",
-        "reason",
-        "retry_at",
-        "trial_successes",
-        "trial_failures",
-        "window_start_id",
-        "opened_count",
-    )
+    _COLUMNS = BREAKER_COLUMNS
 
     def __init__(self, backend) -> None:
         self.backend = backend
@@ -294,7 +278,7 @@ class OracleToolRanking(ToolRanking):
         include_open: bool = False,
         k: int | None = None,
     ) -> list[dict]:
-        category_filter, binds = _in_list("category", "cat", categories)
+        category_filter, binds = in_list("category", "cat", categories)
         open_filter = "" if include_open else "state <> 'open' AND "
         limit = "" if k is None else " FETCH FIRST :k ROWS ONLY"
         sql = (
