@@ -49,6 +49,9 @@ for _d, _ok, _err in _pattern:
     _write(_t, _d, _ok, _err)
 _write(_t, 7, None, "refused")
 _write(_t, 144, 0, "old", minutes_ago=90)
+_u = "probe_u_" + _uuid.uuid4().hex[:8]  # newer calls of another tool: windows are per tool
+for _i in range(6):
+    _write(_u, 3 + _i, 1)
 """
 
 _DECIDE_SETUP = """
@@ -89,6 +92,9 @@ _rows = [
     _c("p_zeta", 0.38, state="half_open", calls=1, successes=1, p50_ms=1),
     _c("p_eta", 0.42, category="ports", calls=2, successes=1, p50_ms=700),
     _c("p_theta", 0.10, category="units"), _c("p_iota", 0.10, category="units"),
+    # reliable but slow vs. fast but unreliable: the weights decide which comes first
+    _c("p_kappa", 0.50, category="cargo", calls=20, successes=20, p50_ms=1000),
+    _c("p_lambda", 0.50, category="cargo", calls=8, successes=4),
 ]
 
 
@@ -176,7 +182,7 @@ value = _run(
             + """value = _with(_rows, [{"k": 10}, {"k": 3}, {"k": 1}, {"k": 0},
                        {"k": 5, "categories": ["units"]},
                        {"k": 5, "categories": ["ports", "vessels"]},
-                       {"k": 5, "categories": []}])
+                       {"k": 5, "categories": []}, {"k": 2, "categories": ["cargo"]}])
 """,
             "select_tools ranks wrong: score = similarity - 0.10 * (1 - (successes + 2) / "
             "(calls + 2)) - 0.05 * (1 - 1000 / (1000 + p50_ms)) (p50_ms None: no speed "
