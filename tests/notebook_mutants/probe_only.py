@@ -625,7 +625,7 @@ CORRECT = {
 }
 
 # --- 06_self_healing_registry ------------------------------------------------------------------
-_DECIDE_CONSTANTS = '''def decide(stats, states, policy, now):
+_DECIDE_CONSTANTS = """def decide(stats, states, policy, now):
     changes = []
     for row in stats:
         state = states.get(row["tool"]) or {"state": "closed"}
@@ -643,7 +643,7 @@ _DECIDE_CONSTANTS = '''def decide(stats, states, policy, now):
             elif state.get("trial_successes", 0) >= __TRIALS__:
                 changes.append({"tool": row["tool"], "to": "closed", "reason": "recovered"})
     return changes
-'''
+"""
 
 _STATS_SUBQUERIES = '''def tool_stats(window_calls=20, window_minutes=60):
     # The same window with nested subqueries; ranks for the percentiles written out.
@@ -679,7 +679,7 @@ _STATS_SUBQUERIES = '''def tool_stats(window_calls=20, window_minutes=60):
     return stats
 '''
 
-_DECIDE_TABLE = '''def decide(stats, states, policy, now):
+_DECIDE_TABLE = """def decide(stats, states, policy, now):
     def closed(row, state):
         if row["category"] in policy.protected_categories:
             return None
@@ -706,9 +706,9 @@ _DECIDE_TABLE = '''def decide(stats, states, policy, now):
         if change:
             out.append({"tool": row["tool"], "to": change[0], "reason": change[1]})
     return out
-'''
+"""
 
-_SELECT_KEYED = '''def select_tools(query, k=5, categories=None):
+_SELECT_KEYED = """def select_tools(query, k=5, categories=None):
     def score(row):
         track = (row["successes"] + 2) / (row["calls"] + 2)
         p50 = row["p50_ms"]
@@ -720,16 +720,20 @@ _SELECT_KEYED = '''def select_tools(query, k=5, categories=None):
             if r["state"] != "open" and (wanted is None or r["category"] in wanted)]
     rows.sort(key=lambda r: (-score(r), r["name"]))
     return [r["name"] for r in rows][:k]
-'''
+"""
 
 WRONG["06_self_healing_registry"] = {
     "decide": [
-        ("the failure-rate threshold fixed at 0.5, not the policy's",
-         _DECIDE_CONSTANTS.replace("__RATE__", "0.5").replace(
-             "__TRIALS__", "policy.half_open_trials")),
-        ("two successful trials always close it, whatever half_open_trials says",
-         _DECIDE_CONSTANTS.replace("__RATE__", "policy.failure_rate").replace(
-             "__TRIALS__", "2")),
+        (
+            "the failure-rate threshold fixed at 0.5, not the policy's",
+            _DECIDE_CONSTANTS.replace("__RATE__", "0.5").replace(
+                "__TRIALS__", "policy.half_open_trials"
+            ),
+        ),
+        (
+            "two successful trials always close it, whatever half_open_trials says",
+            _DECIDE_CONSTANTS.replace("__RATE__", "policy.failure_rate").replace("__TRIALS__", "2"),
+        ),
     ],
 }
 CORRECT["06_self_healing_registry"] = {
