@@ -216,8 +216,8 @@ def main(argv: list[str]) -> None:
         ensure_sandbox()
     else:
         sys.exit(
-            "usage: python3 setup/bootstrap.py [start [--no-lab | --instructor | --port N]"
-            " | setup | sandbox | test [pytest args]]"
+            "usage: python3 setup/bootstrap.py [start [--no-lab] [LAB OPTIONS] | setup | sandbox"
+            " | test [pytest args]]  (LAB OPTIONS: see `workshop lab --help`, e.g. --instructor)"
         )
 
 
