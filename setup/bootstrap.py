@@ -140,7 +140,7 @@ def install(requirements: Path, constraints: Path | None) -> None:
     if uv:
         options, extra_env = pip_sources()
         env = {**os.environ, **extra_env}
-        uv_pip = (uv, "pip", "install", "--python", PYTHON, *options)
+        uv_pip = (uv, "pip", "install", "--quiet", "--python", PYTHON, *options)
         for command in ((*uv_pip, *pins), (*uv_pip, "--no-deps", "-e", ROOT)):
             say(" ".join(str(c) for c in command))
             if subprocess.run([str(c) for c in command], cwd=ROOT, env=env).returncode != 0:
@@ -216,8 +216,8 @@ def main(argv: list[str]) -> None:
         ensure_sandbox()
     else:
         sys.exit(
-            "usage: python3 setup/bootstrap.py [start [--no-lab | --instructor | --port N]"
-            " | setup | sandbox | test [pytest args]]"
+            "usage: python3 setup/bootstrap.py [start [--no-lab] [LAB OPTIONS] | setup | sandbox"
+            " | test [pytest args]]  (LAB OPTIONS: see `workshop lab --help`, e.g. --instructor)"
         )
 
 

@@ -1,8 +1,8 @@
 """The workshop notebooks: solutions run, student versions stop at their first TODO, grading
 gives full marks to solutions, 0 to untouched notebooks and 0 to plausible wrong answers.
 
-Every run uses a fresh kernel and a fresh copy of a prepared embedded database, with the
-offline model.
+Every run uses a fresh kernel and a fresh copy of a prepared embedded database (the
+``template`` fixture of conftest.py: prepared once per test run), with the offline model.
 """
 
 from __future__ import annotations
@@ -41,14 +41,6 @@ def _mutants(name: str) -> list[tuple[str, str, str]]:
 MUTANTS = [(name, *m) for name in NAMES for m in _mutants(name)]
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    """A prepared embedded database, copied for every notebook run."""
-    from grader.autograde import prepare_template
-
-    return prepare_template(tmp_path_factory.mktemp("template") / ".workshop")
-
-
 def _run(nb, tmp_path: Path, template: Path, timeout: float = 120):
     workdir = tmp_path / f"run-{time.monotonic_ns()}"
     workdir.mkdir()
@@ -73,6 +65,13 @@ def _checks_of(nb, solution_id: str) -> str:
                 if meta.get("grade"):
                     return meta["grade_id"]
     raise AssertionError(f"no grade cell after {solution_id}")
+
+
+def _up_to(nb, grade_id: str):
+    """The notebook's cells up to and including the cell ``grade_id``."""
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+    nb.cells = nb.cells[: ids.index(grade_id) + 1]
+    return nb
 
 
 def test_there_are_seven_numbered_notebooks():
@@ -195,7 +194,8 @@ def test_a_plausible_wrong_answer_scores_zero_on_its_todo(
         if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
             cell.source = source
     nb, missing = assemble(original, submission)
-    nb, status = _run(nb, tmp_path, template)
     checks = _checks_of(original, grade_id)
+    nb = _up_to(nb, checks)  # later cells cannot change this cell's score: not run
+    nb, status = _run(nb, tmp_path, template)
     result = next(r for r in score(nb, status, missing) if r.grade_id == checks)
     assert result.points == 0, f"{label!r} passed {checks}"
