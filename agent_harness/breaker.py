@@ -145,25 +145,34 @@ class CircuitBreaker:
 
     def after_call(self, result) -> None:
         """Count a trial, or check the tool's window after a call that ran; maybe run OODA."""
-        from agent_harness.ooda import decide, run_ooda
+        from agent_harness.ooda import run_ooda
 
+        policy = self.registry.policy()
         if result.success is not None and result.category is not None:
-            row = self.store.get(result.name)
-            if row is not None and row["state"] == "half_open":
-                key = "trial_successes" if result.success else "trial_failures"
-                row = {**row, key: row[key] + 1}
-                self.store.put(row, None)
-            policy = self.registry.policy()
-            now = self.registry.clock()
-            stats = self.registry.harness.backend.telemetry.stats(
-                policy.window_calls, policy.since(now), tools=[result.name]
-            )
-            states = {row["tool_name"]: row} if row is not None else {}
-            for decision in decide(stats, states, policy, now):
-                self.apply(decision, policy, actor="breaker", evidence=stats[0] if stats else {})
-        every = self.registry.policy().ooda_every_calls
+            self._check(result, policy)
+        every = policy.ooda_every_calls
         if every and result.telemetry_id and result.telemetry_id % every == 0:
             run_ooda(self.registry)
+
+    def _check(self, result, policy: Policy) -> None:
+        """The per-call breaker: the same :func:`~agent_harness.ooda.decide` policy as the
+        OODA pass, on this one tool's window."""
+        from agent_harness.ooda import decide
+
+        row = self.store.get(result.name)
+        if row is None and result.category in policy.protected_categories:
+            return  # closed, and never opened automatically: nothing to check
+        if row is not None and row["state"] == "half_open":
+            key = "trial_successes" if result.success else "trial_failures"
+            row = {**row, key: row[key] + 1}
+            self.store.put(row, None)
+        now = self.registry.clock()
+        stats = self.registry.harness.backend.telemetry.stats(
+            policy.window_calls, policy.since(now), tools=[result.name]
+        )
+        states = {row["tool_name"]: row} if row is not None else {}
+        for decision in decide(stats, states, policy, now):
+            self.apply(decision, policy, actor="breaker", evidence=stats[0] if stats else {})
 
     # --- state changes ----------------------------------------------------------------------
     def apply(self, decision: dict, policy: Policy, actor: str, evidence: dict) -> str | None:
@@ -236,6 +245,7 @@ class CircuitBreaker:
                 "evidence": _plain(evidence or {}),
             },
         )
+        self.registry.changed(name, f"{before}->{to}")
 
     def refusal(self, name: str, row: dict) -> str:
         """The error a call to an open tool gets: why, until when, and what to use instead."""

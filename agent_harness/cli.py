@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import click
@@ -70,25 +69,27 @@ def setup(backend: str | None, reload_data: bool) -> None:
 @cli.command()
 @click.option("--port", default=8888, show_default=True, help="Port for JupyterLab.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
-def lab(port: int, no_browser: bool) -> None:
-    """Start JupyterLab on the notebooks/ folder."""
+@click.option(
+    "--instructor",
+    is_flag=True,
+    help="Keep nbgrader's instructor tools (menu, Create Assignment, Validate, formgrader).",
+)
+def lab(port: int, no_browser: bool, instructor: bool) -> None:
+    """Start JupyterLab on the notebooks/ folder (without nbgrader's instructor tools).
+
+    JupyterLab takes this process over (on Windows it runs as a child that ends with this
+    process), so stopping `workshop lab` stops JupyterLab and its kernels.
+    """
+    from agent_harness.handover import hand_over
+    from agent_harness.lab import lab_command
+
     notebooks = PROJECT_ROOT / "notebooks"
     if not notebooks.is_dir():
         raise click.ClickException(f"no notebooks folder at {notebooks}")
-    command = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "lab",
-        f"--notebook-dir={notebooks}",
-        f"--port={port}",
-    ]
-    if no_browser:
-        command.append("--no-browser")
-    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers often run as root
-        command.append("--allow-root")
-    click.echo("starting: " + " ".join(command))
-    raise SystemExit(subprocess.call(command))
+    command, env = lab_command(port, instructor=instructor, no_browser=no_browser)
+    who = "instructor: nbgrader's tools on" if instructor else "attendee: nbgrader's tools off"
+    click.echo(f"starting ({who}): " + " ".join(command))
+    hand_over(command, env)
 
 
 @cli.command()

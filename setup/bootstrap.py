@@ -8,18 +8,31 @@ On Linux, ``test`` and ``sandbox`` also install bubblewrap (the grader's sandbox
 missing and the system allows it (root or password-less sudo, apt-get); elsewhere the grader
 runs with process limits only and says so.
 
-Both are idempotent: the virtual environment is reused, and pip runs only when a requirements
-file changed since the last successful install (a stamp in .venv records their hash). Where
-constraints/pyXY.txt exists for the running Python, every transitive package is pinned too.
+Both are idempotent: the virtual environment is reused, and the installer runs only when a
+requirements file changed since the last successful install (a stamp in .venv records their
+hash). Where constraints/pyXY.txt exists for the running Python, every transitive package is
+pinned too.
+
+Installer: uv when it can be had (on PATH, or pip-installed from the package index into
+.venv/bootstrap-uv/, outside the environment itself), else pip; the same requirements and
+constraints files either way, and uv is given pip's configured package sources (index URLs,
+find-links, trusted hosts, certificate). If uv fails, pip runs instead.
+
+The last step of the first command, JupyterLab, takes this process over (Linux, macOS: exec;
+Windows: a child that ends with this process, see agent_harness/handover.py), so stopping
+bootstrap (Ctrl+C, SIGTERM) stops JupyterLab and its kernels and frees the port.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -27,6 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+UV_REQUIREMENT = "uv==0.13.9"
+UV_HOME = VENV / "bootstrap-uv"  # uv's own install folder, outside the environment's packages
 
 
 def say(message: str) -> None:
@@ -57,6 +72,87 @@ def constraints_file() -> Path | None:
     return path if path.exists() else None
 
 
+def pip_sources() -> tuple[list[str], dict[str, str]]:
+    """pip's configured package sources as uv options, and the environment uv needs for them.
+
+    Reads ``pip config list`` (pip's files and PIP_* variables; a variable beats an [install]
+    setting, which beats [global]): index-url, extra-index-url, find-links, trusted-host,
+    no-index and cert (uv reads a certificate bundle from SSL_CERT_FILE).
+    """
+    listed = subprocess.run(
+        [str(PYTHON), "-m", "pip", "config", "list"], capture_output=True, text=True
+    ).stdout
+    rank = {"global": 0, "install": 1, ":env:": 2}
+    found: dict[str, tuple[int, str]] = {}
+    for line in listed.splitlines():
+        key, sep, value = line.partition("=")
+        section, _, name = key.rpartition(".")
+        if not sep or section not in rank:
+            continue
+        try:
+            value = str(ast.literal_eval(value))
+        except (ValueError, SyntaxError):
+            continue
+        if name not in found or rank[section] >= found[name][0]:
+            found[name] = (rank[section], value)
+    settings = {name: value for name, (_, value) in found.items()}
+    options: list[str] = ["--index-strategy", "unsafe-best-match"]  # pip's rule: best version
+    if "index-url" in settings:
+        options += ["--index-url", settings["index-url"]]
+    for url in settings.get("extra-index-url", "").split():
+        options += ["--extra-index-url", url]
+    for link in settings.get("find-links", "").split():
+        options += ["--find-links", link]
+    for host in settings.get("trusted-host", "").split():
+        options += ["--allow-insecure-host", host]
+    if settings.get("no-index", "").lower() in ("1", "true", "yes", "on"):
+        options.append("--no-index")
+    env = {}
+    if settings.get("cert") and not os.environ.get("SSL_CERT_FILE"):
+        env["SSL_CERT_FILE"] = settings["cert"]
+    return options, env
+
+
+def find_uv() -> str | None:
+    """A uv executable: on PATH, in .venv/bootstrap-uv, or pip-installed there now."""
+    on_path = shutil.which("uv")
+    if on_path:
+        return on_path
+    exe = "uv.exe" if os.name == "nt" else "uv"
+
+    def installed() -> str | None:
+        return next((str(p) for p in UV_HOME.glob(f"*/{exe}") if p.is_file()), None)
+
+    if not installed():
+        say(f"installing {UV_REQUIREMENT} (a faster installer) into {UV_HOME}")
+        pip = [str(PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+        done = subprocess.run([*pip, "--target", str(UV_HOME), UV_REQUIREMENT], cwd=ROOT)
+        if done.returncode != 0:
+            say("uv could not be installed: using pip")
+            return None
+    return installed()
+
+
+def install(requirements: Path, constraints: Path | None) -> None:
+    """Install the requirements (and the project, editable) with uv, or with pip."""
+    pins = ("-r", requirements, *(("-c", constraints) if constraints else ()))
+    uv = None if os.environ.get("WORKSHOP_INSTALLER") == "pip" else find_uv()
+    if uv:
+        options, extra_env = pip_sources()
+        env = {**os.environ, **extra_env}
+        uv_pip = (uv, "pip", "install", "--quiet", "--python", PYTHON, *options)
+        for command in ((*uv_pip, *pins), (*uv_pip, "--no-deps", "-e", ROOT)):
+            say(" ".join(str(c) for c in command))
+            if subprocess.run([str(c) for c in command], cwd=ROOT, env=env).returncode != 0:
+                say("uv failed: installing with pip instead")
+                break
+        else:
+            return
+    pip = (PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check")
+    run(*pip, *pins)
+    run(*pip, "--no-deps", "-e", ROOT)
+
+
 def ensure_installed(requirements: str) -> None:
     constraints = constraints_file()
     files = [ROOT / requirements, ROOT / "requirements.txt", ROOT / "pyproject.toml"]
@@ -66,10 +162,21 @@ def ensure_installed(requirements: str) -> None:
     if stamp.exists() and stamp.read_text() == digest:
         say(f"{requirements} already installed")
         return
-    pip = (PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check")
-    run(*pip, "-r", ROOT / requirements, *(("-c", constraints) if constraints else ()))
-    run(*pip, "--no-deps", "-e", ROOT)
+    started = time.monotonic()
+    install(ROOT / requirements, constraints)
     stamp.write_text(digest)
+    say(f"{requirements} installed in {time.monotonic() - started:.1f} s")
+
+
+def hand_over(command: list, env: dict) -> None:
+    """The final, long-running step: this process becomes it (see agent_harness/handover.py)."""
+    path = ROOT / "agent_harness" / "handover.py"  # standard library only, loaded by path
+    spec = importlib.util.spec_from_file_location("workshop_handover", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    say(" ".join(str(c) for c in command))
+    os.chdir(ROOT)
+    module.hand_over([str(c) for c in command], env)
 
 
 def ensure_sandbox() -> None:
@@ -99,18 +206,18 @@ def main(argv: list[str]) -> None:
     if mode == "test":
         ensure_sandbox()
         ensure_installed("requirements-dev.txt")
-        run(PYTHON, "-m", "pytest", *argv[1:], env=env)
+        hand_over([PYTHON, "-m", "pytest", *argv[1:]], env)
     elif mode in ("start", "setup"):
         ensure_installed("requirements.txt")
         run(PYTHON, "-m", "agent_harness.cli", "setup", env=env)
         if mode == "start" and "--no-lab" not in argv:
-            run(PYTHON, "-m", "agent_harness.cli", "lab", env=env)
+            hand_over([PYTHON, "-m", "agent_harness.cli", "lab", *argv[1:]], env)
     elif mode == "sandbox":
         ensure_sandbox()
     else:
         sys.exit(
-            "usage: python3 setup/bootstrap.py [start [--no-lab] | setup | sandbox"
-            " | test [pytest args]]"
+            "usage: python3 setup/bootstrap.py [start [--no-lab] [LAB OPTIONS] | setup | sandbox"
+            " | test [pytest args]]  (LAB OPTIONS: see `workshop lab --help`, e.g. --instructor)"
         )
 
 

@@ -1,4 +1,15 @@
-"""Shared fixtures: a prepared embedded harness per session, fresh scopes per test.
+"""Shared fixtures: one prepared embedded database per test run, a harness per session, fresh
+scopes per test.
+
+The suite runs in parallel (pytest-xdist, ``-n auto`` in pyproject.toml; ``-n 0`` for one
+process). The prepared database (:func:`template`) is made ONCE per run, by whichever worker
+needs it first, under a file lock in the folder all workers share; every notebook run and
+every worker's harness copies it. The modules in :data:`GROUPED` have expensive
+module-scoped fixtures (a grading batch; the probe runs, made one notebook at a time): their
+tests go to a worker together, the whole module or one notebook's tests as one unit
+(:func:`pytest_xdist_make_scheduler`), so no worker repeats a run; every other test is sent
+on its own. (xdist's own ``--dist loadgroup`` would do this with marks, but with pytest 9.2 it
+silently stops grouping: pytest-xdist issue #1386.)
 
 Oracle variants: tests parametrised with ``backend_name`` run on Oracle only when
 ``WORKSHOP_ORACLE_DSN`` points at a reachable database (the GitHub Actions Oracle job);
@@ -9,13 +20,44 @@ otherwise they are skipped with that reason. Tests of the Oracle backend alone u
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import socket
 import uuid
+from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("WORKSHOP_LLM", "offline")
+
+
+# Test modules whose tests must reach a worker together: "module" = the whole module as one
+# unit; "notebook" = one unit per notebook named in the test's id ([02_retrieval],
+# [mutant:02_retrieval:...]); its other tests are sent on their own.
+GROUPED = {"tests/test_grader.py": "module", "tests/test_grader_probes.py": "notebook"}
+NOTEBOOK_IN_ID = re.compile(r"\[(?:\w+:)?(\d\d_\w+?)[:\]]")
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of work a test belongs to (tests of one unit run on one worker)."""
+    module = nodeid.split("::", 1)[0]
+    how = GROUPED.get(module)
+    if how == "module":
+        return module
+    notebook = NOTEBOOK_IN_ID.search(nodeid) if how == "notebook" else None
+    return f"{module}::{notebook.group(1)}" if notebook else nodeid
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Schedule by :func:`work_unit` (biggest units first, as xdist's loadscope does)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class WorkUnitScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return WorkUnitScheduling(config, log)
 
 
 def _oracle_reachable() -> bool:
@@ -44,11 +86,33 @@ def backend_name(request) -> str:
 
 
 @pytest.fixture(scope="session")
-def harness(tmp_path_factory, backend_name):
+def template(tmp_path_factory) -> Path:
+    """A prepared embedded database folder (demo data, catalog, skills, tools), made once per
+    test run and shared by the xdist workers; copy it, never write into it."""
+    from filelock import FileLock
+
+    from grader.autograde import prepare_template
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the folder every worker of this run shares
+    folder, ready = root / "template" / ".workshop", root / "template" / "ready"
+    with FileLock(str(root / "template.lock")):
+        if not ready.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            prepare_template(folder)
+            ready.touch()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def harness(tmp_path_factory, backend_name, request):
     """A prepared harness (demo data, catalog facts, skills, tools) shared by the session."""
     import agent_harness
 
     data_dir = tmp_path_factory.mktemp(f"workshop-{backend_name}")
+    if backend_name == "embedded":  # a copy of the run's prepared database: nothing to redo
+        shutil.copytree(request.getfixturevalue("template"), data_dir, dirs_exist_ok=True)
     h = agent_harness.connect(backend=backend_name, data_dir=data_dir)
     yield h
     h.close()
@@ -82,15 +146,16 @@ def memory(scope_harness):
 
 
 @pytest.fixture(scope="module")
-def fresh_harness(tmp_path_factory, backend_name):
+def fresh_harness(tmp_path_factory, backend_name, request):
     """A prepared harness of its own for a test module that changes registry state (breaker
     states, policy, telemetry). On Oracle the database is shared: such tests use tool names
     of their own."""
     import agent_harness
 
-    h = agent_harness.connect(
-        backend=backend_name, data_dir=tmp_path_factory.mktemp(f"fresh-{backend_name}")
-    )
+    data_dir = tmp_path_factory.mktemp(f"fresh-{backend_name}")
+    if backend_name == "embedded":
+        shutil.copytree(request.getfixturevalue("template"), data_dir, dirs_exist_ok=True)
+    h = agent_harness.connect(backend=backend_name, data_dir=data_dir)
     yield h
     h.close()
 

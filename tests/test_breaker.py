@@ -289,3 +289,22 @@ def test_decide_rules(row, state, expected):
     got = decide(stats, {"t": state} if state else {}, policy, now)
     assert [d["to"] for d in got] == ([expected] if expected else [])
     assert all(d["reason"] for d in got)
+
+
+def test_listeners_hear_of_every_change_to_the_tool_set(h, clock):
+    heard = []
+    stop = h.tools.on_change(lambda tool, what: heard.append((tool, what)))
+    try:
+        name = _tool(h, Switch(failing=True))
+        for i in range(5):
+            h.tools.call(name, {"n": i})
+        h.tools.enable(name)
+        h.tools.remove(name)
+    finally:
+        stop()
+    assert heard == [
+        (name, "added"),
+        (name, "closed->open"),
+        (name, "open->closed"),
+        (name, "removed"),
+    ]

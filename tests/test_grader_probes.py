@@ -190,12 +190,22 @@ def _run_all(template: Path, scratch: Path, jobs: dict) -> dict:
         return {key: future.result() for key, future in futures.items()}
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Path:
-    """A prepared embedded database, copied for every notebook run."""
-    from grader.grade import prepare_template
+class _RunsByNotebook(dict):
+    """Runs by key, made on first use, all the runs of one notebook at a time.
 
-    return prepare_template(tmp_path_factory.mktemp("probe-template") / ".workshop")
+    So a pytest-xdist worker runs only the notebooks whose tests it was sent (tests/conftest.py
+    sends this module's tests one notebook at a time), and no run is made twice.
+    """
+
+    def __init__(self, template: Path, scratch: Path, jobs: dict) -> None:
+        super().__init__()
+        self._where, self._jobs = (template, scratch), jobs
+
+    def __missing__(self, key: str) -> NotebookRun:
+        notebook = self._jobs[key][0]
+        todo = {k: job for k, job in self._jobs.items() if job[0] == notebook and k not in self}
+        self.update(_run_all(*self._where, todo))
+        return self[key]
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +217,7 @@ def scratch(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def reference(template, scratch) -> dict[str, NotebookRun]:
     """The instructor's solutions, one run per notebook."""
-    return _run_all(template, scratch, {name: (name, None) for name in SOURCES})
+    return _RunsByNotebook(template, scratch, {name: (name, None) for name in SOURCES})
 
 
 @pytest.fixture(scope="module")
@@ -217,7 +227,7 @@ def case_runs(template, scratch, reference) -> dict[str, NotebookRun]:
     for case in CASES:
         answers = _solutions(SOURCES[case.notebook]) | case.replaced
         jobs[case.id] = (case.notebook, answers)
-    return _run_all(template, scratch, jobs)
+    return _RunsByNotebook(template, scratch, jobs)
 
 
 def _rows(case: Case, case_runs, reference) -> dict[str, GradeRow]:

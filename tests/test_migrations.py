@@ -30,6 +30,7 @@ def test_shipped_names_are_kept():
         "m005_create_tool_telemetry",
         "m006_create_tool_breakers",
         "m007_create_provenance",
+        "m008_create_tool_definitions",
     ]
     # both dialects share the names (Oracle got m004_create_settings first)
     assert ORACLE_MIGRATIONS.names()[:4] == MIGRATIONS.names()[:4]

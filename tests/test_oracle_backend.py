@@ -201,12 +201,15 @@ def test_vector_bind_is_a_float32_array_of_384():
 
 
 def test_migrations_keep_their_shipped_names():
-    assert MIGRATIONS.names() == [
+    from agent_harness.backends.embedded import MIGRATIONS as EMBEDDED
+
+    assert MIGRATIONS.names()[:4] == [
         "m001_create_memory",
         "m002_create_toolbox_and_skillbox",
         "m003_create_scratchpad",
         "m004_create_settings",
     ]
+    assert MIGRATIONS.names() == EMBEDDED.names()  # one set of tables, both dialects
     objects = [step.name for m in MIGRATIONS for step in m.steps]
     assert len(objects) == len(set(objects)) and all(n == n.upper() for n in objects)
 

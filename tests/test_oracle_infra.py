@@ -369,10 +369,9 @@ def test_devcontainer_commands_install_start_oracle_and_prepare_it(devcontainer)
         assert match, f"{key}: {devcontainer[key]}"
         scripts[key] = (ROOT / match.group(1)).read_text(encoding="utf-8")
     # Only sub-commands setup/bootstrap.py really has.
-    usage = re.search(
-        r"usage: python3 setup/bootstrap.py (.*)\"",
-        (ROOT / "setup/bootstrap.py").read_text(encoding="utf-8"),
-    )
+    source = (ROOT / "setup/bootstrap.py").read_text(encoding="utf-8")
+    source = re.sub(r'"\s*\n\s*"', "", source)  # adjacent string literals are one string
+    usage = re.search(r"usage: python3 setup/bootstrap.py (.*)\"", source)
     used = re.search(r"setup/bootstrap\.py (\w+)", scripts["postCreateCommand"])
     assert used and usage and f"| {used.group(1)}" in f"| {usage.group(1).strip('[]')}", used
     start = scripts["postStartCommand"]

@@ -61,3 +61,39 @@ def test_notebook_table_lists_every_notebook_and_its_todos():
             if c.metadata.get("nbgrader", {}).get("solution")
         }
     assert rows == expected
+
+
+def _solution_notebooks():
+    import nbformat
+
+    root = Path(__file__).resolve().parent.parent
+    for path in sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        yield path.stem, nbformat.read(path, as_version=4)
+
+
+def test_notebook_times_agree_with_the_readme_table():
+    table = README.split("<!-- notebooks-table")[1].split("<!-- end notebooks-table")[0]
+    readme = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        if len(cells) == 5 and cells[1].startswith("`"):
+            readme[cells[1].strip("`")] = int(cells[4])
+    notebooks = {}
+    for name, nb in _solution_notebooks():
+        title = nb.cells[0].source
+        times = re.findall(r"\*\*Time:\*\* about (\d+) minutes", title)
+        assert len(times) == 1, f"{name}: the title cell must say '**Time:** about N minutes'"
+        notebooks[name] = int(times[0])
+    assert notebooks == readme
+
+
+def test_notebooks_say_what_the_reference_workshop_is():
+    """'the reference workshop' means nothing to an attendee: a cell that mentions it names it."""
+    for name, nb in _solution_notebooks():
+        for cell in nb.cells:
+            text = " ".join(cell.source.split())
+            if re.search(r"reference workshop", text, re.IGNORECASE):
+                assert "Oracle's public *enterprise data agent harness* workshop" in text, (
+                    name,
+                    text[:200],
+                )

@@ -29,8 +29,13 @@ __all__ = [
     "BreakerStore",
     "ToolRanking",
     "ProvenanceStore",
+    "ToolDefinitionStore",
     "RankWeights",
     "TELEMETRY_COLUMNS",
+    "BREAKER_COLUMNS",
+    "DEFINITION_COLUMNS",
+    "PARAMETER_COLUMNS",
+    "in_list",
     "utc_now",
 ]
 
@@ -52,6 +57,50 @@ TELEMETRY_COLUMNS = (
     "output_chars",
     "started_at",
 )
+
+
+#: A tool's breaker row.
+BREAKER_COLUMNS = (
+    "tool_name",
+    "state",
+    "since",
+    "reason",
+    "retry_at",
+    "trial_successes",
+    "trial_failures",
+    "window_start_id",
+    "opened_count",
+)
+#: A data tool's ``tool_definitions`` row and its ``tool_parameters`` rows.
+DEFINITION_COLUMNS = (
+    "name",
+    "description",
+    "implementation_type",
+    "implementation",
+    "category",
+    "access_level",
+    "timeout_s",
+)
+PARAMETER_COLUMNS = (
+    "ordinal",
+    "name",
+    "json_type",
+    "required",
+    "default_value",
+    "description",
+    "schema_extra",
+)
+
+
+def in_list(column: str, prefix: str, values: Sequence[str] | None) -> tuple[str, dict]:
+    """``"column IN (:prefix0, ...) AND "`` and its binds; ``("", {})`` when values is None.
+
+    An empty list gives ``IN (NULL)``: nothing matches, as asked."""
+    if values is None:
+        return "", {}
+    names = [f"{prefix}{i}" for i in range(len(values))]
+    inner = ", ".join(f":{n}" for n in names) or "NULL"
+    return f"{column} IN ({inner}) AND ", dict(zip(names, values))
 
 
 def utc_now() -> dt.datetime:
@@ -166,6 +215,25 @@ class ToolRanking(abc.ABC):
     @abc.abstractmethod
     def neighbours(self, tool: str, k: int, now: dt.datetime) -> list[str]:
         """The ``k`` tools nearest to ``tool`` by their embeddings, open ones left out."""
+
+
+class ToolDefinitionStore(abc.ABC):
+    """Tools defined as data: ``tool_definitions`` and ``tool_parameters`` rows."""
+
+    @abc.abstractmethod
+    def put(self, definition: dict, parameters: list[dict]) -> None:
+        """Insert or replace a definition (name, description, implementation_type,
+        implementation (JSON text), category, access_level, timeout_s) and its parameter rows
+        (ordinal, name, json_type, required, default_value, description, schema_extra), in one
+        transaction."""
+
+    @abc.abstractmethod
+    def all(self) -> list[dict]:
+        """Every definition, by name, each with its ``parameters`` rows (by ordinal)."""
+
+    @abc.abstractmethod
+    def delete(self, name: str) -> bool:
+        """Delete a definition and its parameters; True when one was there."""
 
 
 class ProvenanceStore(abc.ABC):

@@ -32,6 +32,16 @@ MAX_SQL_ROWS = 1000
 SNIPPET_CHARS = 500
 
 
+def sql_result(result) -> dict:
+    """A read-only query's result as tools return it: columns, rows, row_count, truncated."""
+    return {
+        "columns": result.columns,
+        "rows": result.rows,
+        "row_count": len(result.rows),
+        "truncated": result.truncated,
+    }
+
+
 @register(category="core")
 def run_sql(sql: str, max_rows: int = 50) -> dict:
     """Run ONE read-only SQL query (SELECT or WITH ... SELECT) on the SUPPLYCHAIN data.
@@ -49,12 +59,7 @@ def run_sql(sql: str, max_rows: int = 50) -> dict:
         result = current().backend.readonly_query(sql, max_rows=max_rows, timeout_s=5.0)
     except BackendError as e:
         raise ToolError(str(e)) from e
-    return {
-        "columns": result.columns,
-        "rows": result.rows,
-        "row_count": len(result.rows),
-        "truncated": result.truncated,
-    }
+    return sql_result(result)
 
 
 @register(category="knowledge")

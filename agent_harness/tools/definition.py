@@ -115,11 +115,27 @@ class Tool:
     name: str
     description: str
     function: Callable[..., Any]
-    arguments_model: type[pydantic.BaseModel]
+    arguments_model: type[pydantic.BaseModel] | None
     parameters: dict
     category: str = DEFAULT_CATEGORY
     timeout_s: float = DEFAULT_TIMEOUT_S
     source: str = field(default="")
+    #: ``read``, ``write`` or ``execute`` (what a skill must grant to use it).
+    access_level: str = "read"
+    #: For tools defined as data: checks a dict of arguments against the JSON schema and
+    #: returns them with defaults filled, or raises ValueError (None: the pydantic model does).
+    validator: Callable[[dict], dict] | None = field(default=None, repr=False)
+
+    def validate(self, arguments: dict) -> dict:
+        """The keyword arguments for the function, validated (defaults filled).
+
+        Raises:
+            pydantic.ValidationError or ValueError: What is wrong, for the model.
+        """
+        if self.validator is not None:
+            return self.validator(arguments)
+        validated = self.arguments_model.model_validate(arguments)
+        return {f: getattr(validated, f) for f in type(validated).model_fields}
 
     @classmethod
     def from_function(

@@ -173,10 +173,9 @@ def _parse_arguments(tool: Tool, arguments: Any) -> dict:
             f"arguments must be a JSON object, not {type(arguments).__name__}. {tool.takes()}"
         )
     try:
-        validated = tool.arguments_model.model_validate(arguments)
+        return tool.validate(arguments)
     except pydantic.ValidationError as e:
         raise ValueError(_format_validation_error(tool, e)) from None
-    return {f: getattr(validated, f) for f in type(validated).model_fields}
 
 
 class _TimedOut(Exception):

@@ -79,6 +79,26 @@ class ToolRegistry:
         self.breaker = CircuitBreaker(self)
         self.hooks: list = [TelemetryRecorder(harness.backend.telemetry), self.breaker]
         self.hook_failures = HookFailures()
+        self._listeners: list[Callable[[str, str], None]] = []
+        self.definition_problems: dict[str, str] = {}
+        self._load_definitions()
+
+    # --- change notifications -----------------------------------------------------------------
+    def on_change(self, listener: Callable[[str, str], None]) -> Callable[[], None]:
+        """Call ``listener(tool, what)`` whenever the set of offerable tools may have changed:
+        a tool added or removed, or a breaker transition (``what`` names it, e.g.
+        ``"closed->open"``). Returns a function that unsubscribes. An MCP server uses it to send
+        ``notifications/tools/list_changed``."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def changed(self, tool: str, what: str) -> None:
+        """Tell the listeners (a failing listener is counted, never raised)."""
+        for listener in list(self._listeners):
+            try:
+                listener(tool, what)
+            except Exception as e:  # a broken listener must not break a call or a transition
+                self.hook_failures.record(listener, "on_change", e)
 
     # --- the catalog --------------------------------------------------------------------------
     def names(self) -> list[str]:
@@ -112,12 +132,14 @@ class ToolRegistry:
         )
         _add(tool, self._tools)
         self.sync()
+        self.changed(tool.name, "added")
         return tool
 
     def remove(self, name: str) -> None:
         """Take a tool out of this registry and the toolbox (its telemetry stays)."""
-        self._tools.pop(name, None)
-        self.sync()
+        if self._tools.pop(name, None) is not None:
+            self.sync()
+            self.changed(name, "removed")
 
     def schemas(self, names: list[str] | None = None) -> list[dict]:
         """OpenAI schemas of the named tools (all when None)."""
@@ -154,6 +176,126 @@ class ToolRegistry:
             "unchanged": len(self._tools) - len(changed),
             "removed": len(removed),
         }
+
+    # --- tools as data -------------------------------------------------------------------------
+    def define(
+        self,
+        name: str,
+        description: str,
+        parameters: dict,
+        implementation: dict,
+        category: str = "general",
+        access_level: str = "read",
+        timeout_s: float = 30.0,
+    ) -> Tool:
+        """Define a tool without Python code: stored as rows, available at once.
+
+        Args:
+            name: The tool's name (not one of the Python tools').
+            description: What it answers (the model reads it).
+            parameters: The arguments as a JSON schema of type object; every property needs a
+                ``type`` and a ``description``.
+            implementation: ``{"type": "sql", "statement": "SELECT ... :arg", "max_rows": 50}``
+                (arguments become bind variables) or ``{"type": "javascript", "source":
+                "return args.x * 2;"}`` (see :mod:`agent_harness.tools.data_tools`).
+            category: Its category.
+            access_level: ``read``, ``write`` or ``execute``.
+            timeout_s: Time limit of one call.
+
+        Raises:
+            ToolDefinitionError: What is wrong with the definition (nothing is stored then).
+        """
+        from agent_harness.tools.data_tools import ToolDefinition, build_tool, rows_from_schema
+
+        implementation = dict(implementation or {})
+        kind = implementation.pop("type", None)
+        definition = ToolDefinition(
+            name, description, parameters, kind, implementation, category, access_level, timeout_s
+        )
+        tool = build_tool(definition)  # refuses a bad definition before anything is stored
+        existing = self._tools.get(name)
+        if existing is not None and not existing.source.startswith("data:"):
+            raise ToolDefinitionError(
+                f"a tool named {name!r} is already registered (by {existing.source});"
+                " choose another name"
+            )
+        self.harness.backend.tool_definitions.put(
+            {
+                "name": name,
+                "description": tool.description,
+                "implementation_type": kind,
+                "implementation": json.dumps(implementation, sort_keys=True),
+                "category": tool.category,
+                "access_level": access_level,
+                "timeout_s": float(timeout_s),
+            },
+            rows_from_schema(name, parameters),
+        )
+        self.sync_definitions()
+        return self._tools[name]
+
+    def undefine(self, name: str) -> bool:
+        """Delete a data tool's rows and take it out of the registry."""
+        gone = self.harness.backend.tool_definitions.delete(name)
+        self.sync_definitions()
+        return gone
+
+    def sync_definitions(self) -> dict:
+        """Load the data tools from their rows (after an INSERT by hand, say): new and changed
+        ones are added, deleted ones removed, the toolbox re-indexed. A row that cannot be a
+        tool is left out and named in ``definition_problems`` (and the result)."""
+        before = {n: t for n, t in self._tools.items() if t.source.startswith("data:")}
+        loaded = self._load_definitions()
+        removed = [n for n in before if n not in loaded]
+        for name in removed:
+            self._tools.pop(name, None)
+        changed = [
+            n
+            for n, t in loaded.items()
+            if n not in before
+            or before[n].parameters != t.parameters
+            or before[n].description != t.description
+        ]
+        self.sync()
+        for name in changed:
+            self.changed(name, "defined")
+        for name in removed:
+            self.changed(name, "removed")
+        return {
+            "loaded": sorted(loaded),
+            "changed": sorted(changed),
+            "removed": sorted(removed),
+            "problems": dict(self.definition_problems),
+        }
+
+    def _load_definitions(self) -> dict[str, Tool]:
+        from agent_harness.tools.data_tools import ToolDefinition, build_tool, schema_from_rows
+
+        loaded: dict[str, Tool] = {}
+        self.definition_problems = {}
+        for row in self.harness.backend.tool_definitions.all():
+            name = row["name"]
+            try:
+                tool = build_tool(
+                    ToolDefinition(
+                        name,
+                        row["description"],
+                        schema_from_rows(row["parameters"]),
+                        row["implementation_type"],
+                        json.loads(row["implementation"]),
+                        row["category"],
+                        row["access_level"],
+                        float(row["timeout_s"]),
+                    )
+                )
+                existing = self._tools.get(name)
+                if existing is not None and not existing.source.startswith("data:"):
+                    raise ToolDefinitionError(f"the name is taken by {existing.source}")
+            except (ToolDefinitionError, ValueError, KeyError) as e:
+                self.definition_problems[name] = str(e)
+                continue
+            self._tools[name] = loaded[name] = tool
+        return loaded
 
     # --- retrieval ----------------------------------------------------------------------------
     def rank(
@@ -273,9 +415,7 @@ class ToolRegistry:
         )
         if call_id:
             call.call_id = call_id
-        return dispatch(
-            self._tools, call, self.harness, self.hooks, self.hook_failures, self.clock
-        )
+        return dispatch(self._tools, call, self.harness, self.hooks, self.hook_failures, self.clock)
 
     # --- watching -----------------------------------------------------------------------------
     def policy(self) -> Policy:

@@ -661,3 +661,121 @@ MORE_CORRECT = {
         ),
     ],
 }
+
+# --- 06_self_healing_registry ------------------------------------------------------------------
+_DECIDE_CONSTANTS = """def decide(stats, states, policy, now):
+    changes = []
+    for row in stats:
+        state = states.get(row["tool"]) or {"state": "closed"}
+        if state["state"] == "closed":
+            if row["category"] in policy.protected_categories or row["calls"] < policy.min_calls:
+                continue
+            if 1 - row["success_rate"] >= __RATE__:
+                changes.append({"tool": row["tool"], "to": "open", "reason": "failing"})
+        elif state["state"] == "open":
+            if state.get("retry_at") is not None and state["retry_at"] <= now:
+                changes.append({"tool": row["tool"], "to": "half_open", "reason": "retry"})
+        elif state["state"] == "half_open":
+            if state.get("trial_failures", 0) > 0:
+                changes.append({"tool": row["tool"], "to": "open", "reason": "trial failed"})
+            elif state.get("trial_successes", 0) >= __TRIALS__:
+                changes.append({"tool": row["tool"], "to": "closed", "reason": "recovered"})
+    return changes
+"""
+
+_STATS_SUBQUERIES = '''def tool_stats(window_calls=20, window_minutes=60):
+    # The same window with nested subqueries; ranks for the percentiles written out.
+    sql = """
+    SELECT w.tool AS tool, COUNT(*) AS calls,
+           SUM(CASE WHEN w.success = 1 THEN 1.0 ELSE 0.0 END) / COUNT(*) AS success_rate,
+           MIN(CASE WHEN w.speed_rank * 2 >= w.n THEN w.duration_ms END) AS p50_ms,
+           MIN(CASE WHEN w.speed_rank * 100 >= w.n * 95 THEN w.duration_ms END) AS p95_ms,
+           MAX(CASE WHEN w.success = 0 AND w.fail_order = 1 THEN w.error_message END)
+               AS last_error
+    FROM (
+        SELECT r.*,
+               ROW_NUMBER() OVER (PARTITION BY r.tool ORDER BY r.duration_ms) AS speed_rank,
+               COUNT(*) OVER (PARTITION BY r.tool) AS n,
+               ROW_NUMBER() OVER (PARTITION BY r.tool, r.success ORDER BY r.id DESC)
+                   AS fail_order
+        FROM (
+            SELECT t.gen_ai_tool_name AS tool, t.id, t.success, t.duration_ms,
+                   t.error_message,
+                   ROW_NUMBER() OVER (PARTITION BY t.gen_ai_tool_name ORDER BY t.id DESC)
+                       AS age
+            FROM tool_telemetry t
+            WHERE t.started_at >= :since AND t.success IN (0, 1)
+        ) r
+        WHERE r.age <= :window_calls
+    ) w
+    GROUP BY w.tool
+    """
+    stats = []
+    for r in h.backend.query(sql, window_binds(h, window_calls, window_minutes)):
+        stats.append(dict(tool=r["tool"], calls=r["calls"], success_rate=r["success_rate"],
+                          p50_ms=r["p50_ms"], p95_ms=r["p95_ms"], last_error=r["last_error"]))
+    return stats
+'''
+
+_DECIDE_TABLE = """def decide(stats, states, policy, now):
+    def closed(row, state):
+        if row["category"] in policy.protected_categories:
+            return None
+        if row["calls"] >= policy.min_calls and 1 - row["success_rate"] >= policy.failure_rate:
+            return "open", f"failure rate {1 - row['success_rate']:.2f}"
+        return None
+
+    def opened(row, state):
+        retry = state.get("retry_at")
+        return ("half_open", "time to try again") if retry is not None and now >= retry else None
+
+    def half_open(row, state):
+        if state.get("trial_failures", 0):
+            return "open", "trial failed"
+        if state.get("trial_successes", 0) >= policy.half_open_trials:
+            return "closed", "trials passed"
+        return None
+
+    rules = {"closed": closed, "open": opened, "half_open": half_open}
+    out = []
+    for row in stats:
+        state = states.get(row["tool"], {"state": "closed"})
+        change = rules[state["state"]](row, state)
+        if change:
+            out.append({"tool": row["tool"], "to": change[0], "reason": change[1]})
+    return out
+"""
+
+_SELECT_KEYED = """def select_tools(query, k=5, categories=None):
+    def score(row):
+        track = (row["successes"] + 2) / (row["calls"] + 2)
+        p50 = row["p50_ms"]
+        speed = 1.0 if p50 is None else 1000.0 / (1000.0 + p50)
+        return row["similarity"] - 0.10 * (1 - track) - 0.05 * (1 - speed)
+
+    wanted = None if categories is None else set(categories)
+    rows = [r for r in h.tools.candidates(query)
+            if r["state"] != "open" and (wanted is None or r["category"] in wanted)]
+    rows.sort(key=lambda r: (-score(r), r["name"]))
+    return [r["name"] for r in rows][:k]
+"""
+
+WRONG["06_self_healing_registry"] = {
+    "decide": [
+        (
+            "the failure-rate threshold fixed at 0.5, not the policy's",
+            _DECIDE_CONSTANTS.replace("__RATE__", "0.5").replace(
+                "__TRIALS__", "policy.half_open_trials"
+            ),
+        ),
+        (
+            "two successful trials always close it, whatever half_open_trials says",
+            _DECIDE_CONSTANTS.replace("__RATE__", "policy.failure_rate").replace("__TRIALS__", "2"),
+        ),
+    ],
+}
+CORRECT["06_self_healing_registry"] = {
+    "tool_stats": _STATS_SUBQUERIES,
+    "decide": _DECIDE_TABLE,
+    "select_tools": _SELECT_KEYED,
+}

@@ -200,6 +200,34 @@ MIGRATIONS = Migrations(
                 "CREATE INDEX turn_events_telemetry ON turn_events (telemetry_id)",
             ],
         ),
+        Migration(
+            "m008_create_tool_definitions",
+            [
+                f"""CREATE TABLE tool_definitions (
+                    name TEXT PRIMARY KEY,
+                    description TEXT NOT NULL,
+                    implementation_type TEXT NOT NULL
+                        CHECK (implementation_type IN ('python', 'sql', 'javascript', 'mcp')),
+                    implementation TEXT NOT NULL CHECK (json_valid(implementation)),
+                    category TEXT NOT NULL DEFAULT 'general',
+                    access_level TEXT NOT NULL DEFAULT 'read'
+                        CHECK (access_level IN ('read', 'write', 'execute')),
+                    timeout_s REAL NOT NULL DEFAULT 30,
+                    updated_at TEXT NOT NULL DEFAULT ({NOW}))""",
+                """CREATE TABLE tool_parameters (
+                    tool_name TEXT NOT NULL
+                        REFERENCES tool_definitions (name) ON DELETE CASCADE,
+                    ordinal INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    json_type TEXT NOT NULL CHECK (json_type IN
+                        ('string', 'integer', 'number', 'boolean', 'array', 'object')),
+                    required INTEGER NOT NULL DEFAULT 1 CHECK (required IN (0, 1)),
+                    default_value TEXT CHECK (default_value IS NULL OR json_valid(default_value)),
+                    description TEXT NOT NULL,
+                    schema_extra TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(schema_extra)),
+                    PRIMARY KEY (tool_name, name))""",
+            ],
+        ),
     ],
 )
 

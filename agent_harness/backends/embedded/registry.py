@@ -16,11 +16,13 @@ from typing import Any
 import numpy as np
 
 from agent_harness.backends.roles import (
+    BREAKER_COLUMNS,
     TELEMETRY_COLUMNS,
     BreakerStore,
     RankWeights,
     TelemetryStore,
     ToolRanking,
+    in_list,
 )
 
 __all__ = [
@@ -99,14 +101,6 @@ _WINDOW_CTE = """floor_id AS (
 )"""
 
 
-def _in_list(column: str, prefix: str, values: Sequence[str] | None) -> tuple[str, dict]:
-    if values is None:
-        return "", {}
-    names = [f"{prefix}{i}" for i in range(len(values))]
-    inner = ", ".join(f":{n}" for n in names) or "NULL"
-    return f"{column} IN ({inner}) AND ", dict(zip(names, values))
-
-
 class EmbeddedTelemetry(TelemetryStore):
     """``tool_telemetry`` on SQLite."""
 
@@ -130,7 +124,7 @@ class EmbeddedTelemetry(TelemetryStore):
     def stats(
         self, window_calls: int, since: dt.datetime, tools: Sequence[str] | None = None
     ) -> list[dict]:
-        tool_filter, binds = _in_list("x.name", "tool", tools)
+        tool_filter, binds = in_list("x.name", "tool", tools)
         sql = (
             "WITH "
             + _WINDOW_CTE.format(tool_filter=tool_filter)
@@ -187,17 +181,7 @@ class EmbeddedTelemetry(TelemetryStore):
 class EmbeddedBreakers(BreakerStore):
     """``tool_breakers``, ``tool_transitions`` and ``harness_settings`` on SQLite."""
 
-    _COLUMNS = (
-        "tool_name",
-        "state",
-        "since",
-        "reason",
-        "retry_at",
-        "trial_successes",
-        "trial_failures",
-        "window_start_id",
-        "opened_count",
-    )
+    _COLUMNS = BREAKER_COLUMNS
 
     def __init__(self, backend) -> None:
         self.backend = backend
@@ -289,7 +273,7 @@ class EmbeddedToolRanking(ToolRanking):
         include_open: bool = False,
         k: int | None = None,
     ) -> list[dict]:
-        category_filter, binds = _in_list("category", "cat", categories)
+        category_filter, binds = in_list("category", "cat", categories)
         open_filter = "" if include_open else "state <> 'open' AND "
         sql = (
             "WITH "

@@ -16,6 +16,7 @@ import oracledb
 from agent_harness.backends.base import Backend, BackendError
 from agent_harness.backends.oracle.boxes import Boxes
 from agent_harness.backends.oracle.connection import PlainSQL, connect_user
+from agent_harness.backends.oracle.definitions import OracleToolDefinitions
 from agent_harness.backends.oracle.doctor import DoctorChecks
 from agent_harness.backends.oracle.embeddings import (
     MODEL_NAME,
@@ -25,7 +26,13 @@ from agent_harness.backends.oracle.embeddings import (
 from agent_harness.backends.oracle.javascript import JavaScript
 from agent_harness.backends.oracle.memory import MemoryTables
 from agent_harness.backends.oracle.migrations import MigrationSteps
+from agent_harness.backends.oracle.provenance import OracleProvenance
 from agent_harness.backends.oracle.readonly import ReadOnlySQL
+from agent_harness.backends.oracle.registry import (
+    OracleBreakers,
+    OracleTelemetry,
+    OracleToolRanking,
+)
 from agent_harness.backends.oracle.supplychain import SupplyChainTables
 from agent_harness.config import Settings
 from agent_harness.supplychain.schema import OWNER
@@ -74,6 +81,11 @@ class OracleBackend(
         self._owner_conn: oracledb.Connection | None = None
         self._choice: EmbeddingChoice | None = None
         self._init_javascript()
+        self.tool_definitions = OracleToolDefinitions(self)
+        self.telemetry = OracleTelemetry(self)
+        self.breakers = OracleBreakers(self)
+        self.tool_ranking = OracleToolRanking(self)
+        self.provenance = OracleProvenance(self)
 
     def describe(self) -> str:
         mode = self._embedding_mode()

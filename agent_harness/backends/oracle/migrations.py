@@ -9,27 +9,17 @@ that stopped half-way runs again from the top.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import oracledb
 
 from agent_harness.backends.base import BackendError
 from agent_harness.backends.migrations import Migration, Migrations
 from agent_harness.backends.oracle.errors import first_line, hint
+from agent_harness.backends.oracle.registry_migrations import REGISTRY_MIGRATIONS
+from agent_harness.backends.oracle.steps import Step
 from agent_harness.backends.oracle.text_query import NO_MATCH_WORD
 from agent_harness.embeddings import DIMENSIONS
 
 __all__ = ["EXISTS_SQL", "LEDGER_DDL", "MIGRATIONS", "MigrationSteps", "Step"]
-
-
-@dataclass(frozen=True)
-class Step:
-    """One DDL step; skipped when its object exists (Oracle DDL commits, so a migration that
-    stopped half-way must be able to run again)."""
-
-    kind: str  # table | index | text index | preference | stoplist
-    name: str  # the object it creates, upper case
-    sql: str
 
 
 _HNSW = "ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY 95"
@@ -172,6 +162,7 @@ MIGRATIONS = Migrations(
                 ),
             ],
         ),
+        *REGISTRY_MIGRATIONS,
     ],
 )
 
@@ -181,6 +172,8 @@ EXISTS_SQL = {
     "text index": "SELECT COUNT(*) FROM user_indexes WHERE index_name = :name",
     "preference": "SELECT COUNT(*) FROM ctx_user_preferences WHERE pre_name = :name",
     "stoplist": "SELECT COUNT(*) FROM ctx_stoplists WHERE spl_owner = USER AND spl_name = :name",
+    # Database Reference 26: USER_PROPERTY_GRAPHS (GRAPH_NAME)
+    "property graph": "SELECT COUNT(*) FROM user_property_graphs WHERE graph_name = :name",
 }
 
 LEDGER_DDL = (

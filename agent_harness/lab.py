@@ -1,0 +1,73 @@
+"""The JupyterLab that ``workshop lab`` starts: attendees without nbgrader's instructor tools.
+
+nbgrader is installed for the instructor (``workshop grade``, formgrader), and it adds to
+JupyterLab an "Nbgrader" menu, a "Create Assignment" sidebar, "Validate" buttons, the
+formgrader and the assignment and course lists. Attendees need none of them, and seeing
+them is confusing, so for attendees the lab starts with a project-owned Jupyter configuration
+folder, ``setup/jupyter-attendee/``, put first on ``JUPYTER_CONFIG_PATH``:
+
+* ``labconfig/page_config.json`` disables the ``@jupyter/nbgrader`` lab extension (all its
+  plugins: menu, sidebars, buttons);
+* ``jupyter_server_config.json`` turns off nbgrader's server extensions (formgrader, validate,
+  assignment and course lists), so their pages and APIs do not exist either.
+
+``workshop lab --instructor`` starts without that folder, so nbgrader's tools are there.
+A user's own settings (``~/.jupyter``) still rank above the project's, as Jupyter intends.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from agent_harness.config import PROJECT_ROOT
+
+__all__ = ["ATTENDEE_CONFIG", "lab_command"]
+
+ATTENDEE_CONFIG = PROJECT_ROOT / "setup" / "jupyter-attendee"
+
+
+def lab_command(
+    port: int = 8888,
+    *,
+    instructor: bool = False,
+    no_browser: bool = False,
+    notebook_dir: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment that start JupyterLab.
+
+    Args:
+        port: The port to listen on.
+        instructor: Keep nbgrader's instructor extensions (attendees get them disabled).
+        no_browser: Do not open a browser.
+        notebook_dir: The folder the lab opens (default: the project's ``notebooks/``).
+        env: The environment to start from (default: this process's).
+
+    Returns:
+        (command, environment).
+    """
+    env = dict(os.environ if env is None else env)
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        f"--notebook-dir={notebook_dir or PROJECT_ROOT / 'notebooks'}",
+        f"--port={int(port)}",
+    ]
+    if no_browser:
+        command.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers often run as root
+        command.append("--allow-root")
+    paths = [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
+    paths = [p for p in paths if Path(p) != ATTENDEE_CONFIG]
+    if not instructor:
+        paths.insert(0, str(ATTENDEE_CONFIG))
+    if paths:
+        env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
+    else:
+        env.pop("JUPYTER_CONFIG_PATH", None)
+    return command, env

@@ -1,0 +1,265 @@
+"""Tools as data: a tool defined by rows, not by Python code.
+
+A data tool is one ``tool_definitions`` row (name, description, implementation type and
+implementation, category, access level, time limit) and one ``tool_parameters`` row per
+argument (type, required, default, description, further JSON-schema keywords). Inserting the
+rows and calling ``h.tools.sync_definitions()`` makes the tool available; ``h.tools.define(...)``
+writes them for you. Implementation types:
+
+* ``sql``: ``{"statement": "SELECT ... WHERE port_code = :port", "max_rows": 50}``: ONE read-only
+  statement run through ``run_sql``'s read-only path, every argument a **bind variable**. Text is
+  never pasted into SQL: the seed design's binder that doubles quotes inside a built string is
+  one mistake away from injection (a backslash, a unicode quote, a number that is not a number);
+  a bind variable is data whatever it holds.
+* ``javascript``: ``{"source": "return args.a + args.b;"}``: the body of a function of ``args``,
+  run in the ``exec_js`` sandbox (no files, no network, a time limit); the arguments reach it as
+  a JSON value.
+
+Arguments are validated against the stored JSON schema by the ``jsonschema`` library, with the
+defaults filled in, before the implementation runs. (The decorated Python functions are the
+``python`` type; MCP-proxied tools come with notebook 07.)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+
+from agent_harness.backends.base import BackendError
+from agent_harness.tools.context import current
+from agent_harness.tools.core import sql_result
+from agent_harness.tools.definition import (
+    DEFAULT_TIMEOUT_S,
+    Tool,
+    ToolDefinitionError,
+    ToolError,
+    _check_category,
+)
+
+__all__ = [
+    "ToolDefinition",
+    "IMPLEMENTATION_TYPES",
+    "ACCESS_LEVELS",
+    "JSON_TYPES",
+    "schema_from_rows",
+    "rows_from_schema",
+    "build_tool",
+    "sql_binds",
+]
+
+IMPLEMENTATION_TYPES = ("sql", "javascript")
+ACCESS_LEVELS = ("read", "write", "execute")
+JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
+_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$")
+# A bind variable (:name) outside quoted text and comments.
+_SQL_TOKEN = re.compile(
+    r"'(?:''|[^'])*'|\"[^\"]*\"|--[^\n]*|/\*.*?\*/|(?<![:\w]):([A-Za-z_]\w*)", re.S
+)
+
+
+@dataclass(frozen=True)
+class ToolDefinition:
+    """A data tool as stored.
+
+    Attributes:
+        name: The tool's name.
+        description: What it answers (the model reads it).
+        parameters: The arguments' JSON schema (``type: object``).
+        implementation_type: ``sql`` or ``javascript``.
+        implementation: What runs (see the module docstring).
+        category: One category, as for ``@register``.
+        access_level: ``read``, ``write`` or ``execute``.
+        timeout_s: Time limit of one call.
+    """
+
+    name: str
+    description: str
+    parameters: dict
+    implementation_type: str
+    implementation: dict
+    category: str = "general"
+    access_level: str = "read"
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+
+def sql_binds(statement: str) -> list[str]:
+    """The bind variable names of a statement, in order of first use (quotes skipped)."""
+    names = [m.group(1) for m in _SQL_TOKEN.finditer(statement) if m.group(1)]
+    return list(dict.fromkeys(names))
+
+
+def rows_from_schema(name: str, schema: dict) -> list[dict]:
+    """The ``tool_parameters`` rows of a JSON schema (one per property, in order).
+
+    Raises:
+        ToolDefinitionError: Not an object schema, an argument without a single JSON type or
+            without a description, or a default that does not fit.
+    """
+    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+        raise ToolDefinitionError(f"tool {name!r}: parameters must be a JSON schema of type object")
+    properties = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    unknown = required - set(properties)
+    if unknown:
+        raise ToolDefinitionError(f"tool {name!r}: required names no property: {sorted(unknown)}")
+    rows = []
+    for ordinal, (arg, spec) in enumerate(properties.items(), start=1):
+        where = f"tool {name!r}, argument {arg!r}"
+        if not isinstance(arg, str) or not _NAME.match(arg):
+            raise ToolDefinitionError(f"{where}: the name must match ^[a-zA-Z_][a-zA-Z0-9_]*$")
+        if not isinstance(spec, dict) or spec.get("type") not in JSON_TYPES:
+            raise ToolDefinitionError(f"{where}: give one JSON type, one of {JSON_TYPES}")
+        if not str(spec.get("description") or "").strip():
+            raise ToolDefinitionError(f"{where}: describe it: the model needs to know what it is")
+        extra = {k: v for k, v in spec.items() if k not in ("type", "description", "default")}
+        if "default" in spec:
+            try:
+                jsonschema.validate(spec["default"], {"type": spec["type"], **extra})
+            except jsonschema.ValidationError as e:
+                raise ToolDefinitionError(
+                    f"{where}: the default does not fit: {e.message}"
+                ) from None
+        rows.append(
+            {
+                "ordinal": ordinal,
+                "name": arg,
+                "json_type": spec["type"],
+                "required": arg in required,
+                "default_value": json.dumps(spec["default"]) if "default" in spec else None,
+                "description": spec["description"].strip(),
+                "schema_extra": json.dumps(extra, sort_keys=True),
+            }
+        )
+    return rows
+
+
+def schema_from_rows(rows: list[dict]) -> dict:
+    """The JSON schema the ``tool_parameters`` rows describe (the inverse of
+    :func:`rows_from_schema`)."""
+    properties: dict[str, Any] = {}
+    required = []
+    for row in sorted(rows, key=lambda r: r["ordinal"]):
+        spec = {"type": row["json_type"], "description": row["description"]}
+        spec.update(json.loads(row["schema_extra"] or "{}"))
+        if row["default_value"] is not None:
+            spec["default"] = json.loads(row["default_value"])
+        properties[row["name"]] = spec
+        if row["required"]:
+            required.append(row["name"])
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def _validator(name: str, schema: dict):
+    checker = jsonschema.Draft202012Validator(schema)
+    takes = ", ".join(f"{n}{'' if n in schema['required'] else '?'}" for n in schema["properties"])
+
+    def validate(arguments: dict) -> dict:
+        filled = {
+            n: s["default"]
+            for n, s in schema["properties"].items()
+            if "default" in s and n not in arguments
+        }
+        filled.update(arguments)
+        problems = sorted(checker.iter_errors(filled), key=lambda e: list(e.path))
+        if problems:
+            said = "; ".join(
+                f"argument '{'.'.join(map(str, p.path))}': {p.message}" if p.path else p.message
+                for p in problems[:5]
+            )
+            raise ValueError(f"{said}. {name} takes: {takes or 'no arguments'}")
+        return filled
+
+    return validate
+
+
+def _sql_function(definition: ToolDefinition):
+    statement = definition.implementation.get("statement")
+    if not isinstance(statement, str) or not statement.strip():
+        raise ToolDefinitionError(f"tool {definition.name!r}: an sql tool needs a 'statement'")
+    binds = sql_binds(statement)
+    declared = set(definition.parameters["properties"])
+    missing = [b for b in binds if b not in declared]
+    if missing:
+        raise ToolDefinitionError(
+            f"tool {definition.name!r}: the statement uses :{', :'.join(missing)} but no such"
+            " parameter is declared; every bind variable must be a parameter"
+        )
+    max_rows = int(definition.implementation.get("max_rows", 50))
+    if not 1 <= max_rows <= 1000:
+        raise ToolDefinitionError(f"tool {definition.name!r}: max_rows must be 1-1000")
+
+    def run(**arguments) -> dict:
+        values = {b: arguments.get(b) for b in binds}  # bind variables: data, never SQL text
+        try:
+            result = current().backend.readonly_query(statement, values, max_rows=max_rows)
+        except BackendError as e:
+            raise ToolError(str(e)) from e
+        return sql_result(result)
+
+    return run
+
+
+def _javascript_function(definition: ToolDefinition):
+    source = definition.implementation.get("source")
+    if not isinstance(source, str) or not source.strip():
+        raise ToolDefinitionError(f"tool {definition.name!r}: a javascript tool needs a 'source'")
+
+    def run(**arguments) -> Any:
+        from agent_harness.sandbox import run_js
+
+        # The arguments enter as a JSON text parsed inside the sandbox: data, not code.
+        code = (
+            f"(function (args) {{\n{source}\n}})(JSON.parse({json.dumps(json.dumps(arguments))}))"
+        )
+        timeout_ms = int(min(definition.timeout_s, 10) * 1000)
+        outcome = current().backend.run_js(code, timeout_ms) or run_js(code, timeout_ms)
+        if "error" in outcome:
+            raise ToolError(f"the script failed: {outcome['error']}")
+        return outcome.get("result")
+
+    return run
+
+
+def build_tool(definition: ToolDefinition) -> Tool:
+    """The :class:`Tool` a definition describes, or :class:`ToolDefinitionError` saying why
+    it cannot be one."""
+    name = definition.name
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ToolDefinitionError(f"tool name {name!r} must match ^[a-zA-Z_][a-zA-Z0-9_]*$")
+    if not str(definition.description or "").strip():
+        raise ToolDefinitionError(f"tool {name!r}: describe what it answers")
+    if definition.implementation_type not in IMPLEMENTATION_TYPES:
+        raise ToolDefinitionError(
+            f"tool {name!r}: implementation type {definition.implementation_type!r} is not one of"
+            f" {IMPLEMENTATION_TYPES} (Python tools are functions decorated with @register)"
+        )
+    if definition.access_level not in ACCESS_LEVELS:
+        raise ToolDefinitionError(f"tool {name!r}: access_level must be one of {ACCESS_LEVELS}")
+    if not 0 < float(definition.timeout_s) <= 600:
+        raise ToolDefinitionError(f"tool {name!r}: timeout_s must be 0-600 s")
+    schema = schema_from_rows(rows_from_schema(name, definition.parameters))
+    definition = ToolDefinition(**{**definition.__dict__, "parameters": schema})
+    maker = {"sql": _sql_function, "javascript": _javascript_function}
+    function = maker[definition.implementation_type](definition)
+    function.__name__ = name
+    return Tool(
+        name=name,
+        description=" ".join(definition.description.split()),
+        function=function,
+        arguments_model=None,
+        parameters=schema,
+        category=_check_category(name, definition.category),
+        timeout_s=float(definition.timeout_s),
+        source=f"data:{definition.implementation_type}:{name}",
+        access_level=definition.access_level,
+        validator=_validator(name, schema),
+    )

@@ -1,0 +1,271 @@
+"""JupyterLab as the attendee gets it: no nbgrader instructor tools, and it stops when told.
+
+* ``workshop lab`` starts JupyterLab with nbgrader's lab extension and server extensions off;
+  ``workshop lab --instructor`` keeps them. Checked on the configuration files against the
+  installed nbgrader, and on a running lab: the page configuration JupyterLab sends to the
+  browser, and nbgrader's pages.
+* Stopping: SIGTERM to ``workshop lab`` or to ``python3 setup/bootstrap.py`` stops JupyterLab
+  and its kernels and frees the port (POSIX; on Windows a Job Object does it, not tested here).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import psutil
+import pytest
+
+from agent_harness.lab import ATTENDEE_CONFIG, lab_command
+
+ROOT = Path(__file__).resolve().parent.parent
+POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="POSIX signals (Windows: Job Object)")
+
+
+def _installed_nbgrader() -> tuple[str, set[str]]:
+    """The installed nbgrader's lab extension name and the server extensions it enables."""
+    labext = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
+    packages = [*labext.glob("*/package.json"), *labext.glob("@*/*/package.json")]
+    names = [json.loads(p.read_text("utf-8"))["name"] for p in packages]
+    names = [name for name in names if "nbgrader" in name]
+    assert len(names) == 1, names
+    enabled = set()
+    for path in (Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.d").glob("*.json"):
+        extensions = json.loads(path.read_text("utf-8"))["ServerApp"]["jpserver_extensions"]
+        enabled |= {name for name, on in extensions.items() if on and "nbgrader" in name}
+    assert enabled, "nbgrader enables no server extension: has it changed?"
+    return names[0], enabled
+
+
+def test_attendee_config_turns_off_everything_nbgrader_adds():
+    labextension, server_extensions = _installed_nbgrader()
+    page = json.loads((ATTENDEE_CONFIG / "labconfig" / "page_config.json").read_text("utf-8"))
+    assert page["disabledExtensions"] == {labextension: True}
+    server = json.loads((ATTENDEE_CONFIG / "jupyter_server_config.json").read_text("utf-8"))
+    off = server["ServerApp"]["jpserver_extensions"]
+    assert off == {name: False for name in server_extensions}
+
+
+def test_attendees_get_the_config_folder_and_instructors_do_not():
+    theirs = os.pathsep.join(["/somewhere/else", str(ATTENDEE_CONFIG)])
+    command, env = lab_command(9999, env={"JUPYTER_CONFIG_PATH": theirs})
+    assert env["JUPYTER_CONFIG_PATH"].split(os.pathsep) == [str(ATTENDEE_CONFIG), "/somewhere/else"]
+    assert command[1:4] == ["-m", "jupyter", "lab"] and "--port=9999" in command
+    assert f"--notebook-dir={ROOT / 'notebooks'}" in command
+    _, env = lab_command(9999, instructor=True, env={"JUPYTER_CONFIG_PATH": theirs})
+    assert env["JUPYTER_CONFIG_PATH"] == "/somewhere/else"
+    _, env = lab_command(9999, instructor=True, env={})
+    assert "JUPYTER_CONFIG_PATH" not in env
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _port_taken(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _port_taken(port):
+            return
+        if process.poll() is not None:
+            raise AssertionError(f"exited with {process.returncode} before listening")
+        time.sleep(0.2)
+    raise AssertionError(f"nothing listened on {port} within {seconds} s")
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as e:
+        return e.code, ""
+
+
+def _stop(process: subprocess.Popen, *others: psutil.Process) -> None:
+    """Kill what a test started, whatever the code under test left behind."""
+    try:
+        tree = [psutil.Process(process.pid), *psutil.Process(process.pid).children(True)]
+    except psutil.NoSuchProcess:
+        tree = []
+    for proc in [*tree, *others]:
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            pass
+    process.wait(10)
+
+
+def _start_lab(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, int, str]:
+    """``workshop lab`` on a free port, its own HOME, a known token."""
+    port, token = _free_port(), "t" * 32
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
+        "JUPYTER_TOKEN": token,
+    }
+    env.pop("JUPYTER_CONFIG_PATH", None)
+    command = [sys.executable, "-m", "agent_harness.cli", "lab", "--no-browser"]
+    command += [f"--port={port}", *extra]
+    log = (tmp_path / "lab.log").open("w")
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    _wait_for_port(port, process)
+    return process, port, token
+
+
+def _page_config(port: int, token: str) -> dict:
+    status, html = _get(f"http://127.0.0.1:{port}/lab?token={token}")
+    assert status == 200, status
+    found = re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', html, re.DOTALL)
+    return json.loads(found.group(1))
+
+
+def _disabled(config: dict) -> set[str]:
+    """The page config's disabledExtensions (a list, or a dict of name: true)."""
+    disabled = config.get("disabledExtensions") or []
+    if isinstance(disabled, dict):
+        return {name for name, off in disabled.items() if off}
+    return set(disabled)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("instructor", [False, True], ids=["attendee", "instructor"])
+def test_running_lab_shows_nbgrader_to_instructors_only(instructor, tmp_path):
+    labextension, _ = _installed_nbgrader()
+    process, port, token = _start_lab(tmp_path, *(["--instructor"] if instructor else []))
+    try:
+        config = _page_config(port, token)
+        loaded = {e["name"] for e in config["federated_extensions"]}
+        assert labextension in loaded  # installed either way ...
+        disabled = _disabled(config)
+        assert (labextension in disabled) is not instructor  # ... on for instructors only
+        status, _ = _get(f"http://127.0.0.1:{port}/formgrader?token={token}")
+        assert (status == 404) is not instructor, status
+        status, _ = _get(f"http://127.0.0.1:{port}/assignments?token={token}")
+        assert (status == 404) is not instructor, status
+        assert "@jupyterlab/notebook-extension" not in disabled  # the lab itself works
+    finally:
+        _stop(process)
+
+
+def _wait_gone(pids: list[int], seconds: float = 30) -> list[int]:
+    deadline = time.monotonic() + seconds
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in alive if psutil.pid_exists(p) and _not_zombie(p)]
+        time.sleep(0.2)
+    return alive
+
+
+def _not_zombie(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+@POSIX_ONLY
+@pytest.mark.slow
+def test_sigterm_to_workshop_lab_stops_jupyterlab_and_its_kernels(tmp_path):
+    process, port, token = _start_lab(tmp_path)
+    everything = []
+    try:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/kernels?token={token}",
+            data=b'{"name": "python3"}',
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 201
+        everything = psutil.Process(process.pid).children(recursive=True)
+        assert everything, "a kernel process should be running"
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
+        assert _wait_gone([p.pid for p in everything]) == [], "kernels left running"
+        assert not _port_taken(port), "the port is still taken"
+    finally:
+        _stop(process, *everything)
+
+
+STAND_IN = """\
+#!{python}
+# Stands in for the venv's python: `-m agent_harness.cli setup` succeeds at once,
+# `-m agent_harness.cli lab` behaves like JupyterLab: listens, runs a "kernel" child, and on
+# SIGTERM stops the child and exits.
+import os, signal, socket, subprocess, sys, time
+if sys.argv[-1] == "setup":
+    sys.exit(0)
+kernel = subprocess.Popen([{python!r}, "-c", "import time; time.sleep(600)"])
+server = socket.socket()
+server.bind(("127.0.0.1", {port}))
+server.listen()
+open({pids!r} + ".tmp", "w").write(f"{{os.getpid()}} {{kernel.pid}}")
+os.replace({pids!r} + ".tmp", {pids!r})
+def stop(*_):
+    kernel.terminate()
+    kernel.wait()
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+while True:
+    time.sleep(1)
+"""
+
+DRIVER = """\
+import importlib.util
+spec = importlib.util.spec_from_file_location("bootstrap", {bootstrap!r})
+bootstrap = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bootstrap)
+bootstrap.ensure_venv = lambda: None             # the environment is there already
+bootstrap.ensure_installed = lambda name: None
+bootstrap.PYTHON = {stand_in!r}
+bootstrap.main(["start"])
+"""
+
+
+@POSIX_ONLY
+def test_sigterm_to_bootstrap_stops_the_lab_and_frees_the_port(tmp_path):
+    port, pids = _free_port(), tmp_path / "kernel.pid"
+    stand_in = tmp_path / "python"
+    stand_in.write_text(STAND_IN.format(python=sys.executable, port=port, pids=str(pids)))
+    stand_in.chmod(0o755)
+    driver = tmp_path / "driver.py"
+    bootstrap = str(ROOT / "setup" / "bootstrap.py")
+    driver.write_text(DRIVER.format(bootstrap=bootstrap, stand_in=str(stand_in)))
+    process = subprocess.Popen([sys.executable, str(driver)], stdout=subprocess.DEVNULL)
+    try:
+        _wait_for_port(port, process, seconds=30)
+        deadline = time.monotonic() + 10
+        while not pids.exists() or not pids.read_text():
+            assert time.monotonic() < deadline, "the stand-in never started its kernel"
+            time.sleep(0.1)
+        lab, kernel = (int(pid) for pid in pids.read_text().split())
+        process.send_signal(signal.SIGTERM)  # what a process manager or `kill` does
+        process.wait(30)
+        assert _wait_gone([lab, kernel]) == [], "the lab or its kernel is still running"
+        deadline = time.monotonic() + 10
+        while _port_taken(port) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _port_taken(port), "the lab still holds the port"
+    finally:
+        _stop(process)
+        for pid in pids.read_text().split() if pids.exists() else []:
+            if psutil.pid_exists(int(pid)):
+                psutil.Process(int(pid)).kill()
