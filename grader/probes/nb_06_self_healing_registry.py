@@ -14,6 +14,8 @@ afterwards) and record the names returned for several k and category filters, an
 with the library's one-statement ranking on real queries in the same run.
 """
 
+from dataclasses import replace
+
 from grader.probes import Probe
 
 _STATS_SETUP = """
@@ -200,4 +202,43 @@ for _q, _k, _cats in [("ship position right now", 4, None), ("declared cargo val
             "(h.tools.rank) for some query, k or categories",
         ),
     ],
+}
+
+# The sentences of the TODOs each probe enforces (tests/test_grading_fairness.py).
+_WINDOW = (
+    "A tool's window is its newest ``window_calls`` calls (newest = highest ``id``) among the "
+    "rows that ran (``success`` is 1 or 0, not NULL) with ``started_at >= :since``."
+)
+_FIELDS = (
+    "``success_rate`` (successes / calls, a fraction from 0 to 1), ``p50_ms`` and ``p95_ms`` "
+    "(nearest-rank percentiles of duration_ms: the p-th percentile of n durations is the "
+    "smallest one whose rank r, in ascending order, satisfies 100 * r >= p * n), "
+    "``last_error`` (the error_message of the newest failed call in the window; None when no "
+    "call in the window failed)."
+)
+_MINUTES = "window_minutes: Only calls that started within this many minutes count."
+_RULES = "following the rules in the table above."
+_CHANGE = 'Return one `{"tool": name, "to": state, "reason": "..."}` per change'
+_MISSING = "a tool missing from `states` is `closed`"
+_SCORE = "score = similarity - 0.10 * (1 - track) - 0.05 * (1 - speed)"
+_TRACK = "track = (successes + 2) / (calls + 2)"
+_SPEED = "speed = 1000 / (1000 + p50_ms) # p50_ms None: speed = 1.0"
+_FILTERS = (
+    "Keep only tools whose ``category`` is in ``categories`` (None keeps every category), drop "
+    'tools whose ``state`` is "open" (switched off), score the rest with the formula above, and '
+    "sort by score, highest first, equal scores by name (A to Z)."
+)
+_CANDIDATES = "Use the rows of ``h.tools.candidates(query)``."
+_RELIES = {
+    ("tool_stats_checks", "windows"): (_WINDOW, _FIELDS),
+    ("tool_stats_checks", "time window"): (_WINDOW, _MINUTES),
+    ("tool_stats_checks", "many calls"): (_WINDOW, _FIELDS),
+    ("decide_checks", "closed"): (_RULES, _CHANGE, _MISSING),
+    ("decide_checks", "open and half-open"): (_RULES, _CHANGE),
+    ("select_tools_checks", "scores"): (_SCORE, _TRACK, _SPEED, _FILTERS),
+    ("select_tools_checks", "real registry"): (_CANDIDATES, _SCORE, _FILTERS),
+}
+PROBES = {
+    grade_id: [replace(p, relies_on=_RELIES[grade_id, p.name]) for p in probes]
+    for grade_id, probes in PROBES.items()
 }
