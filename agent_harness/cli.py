@@ -1,7 +1,8 @@
-"""The ``workshop`` command: setup, lab, doctor, call, search, ooda, release, grade, skills."""
+"""The ``workshop`` command: setup, lab, doctor, call, search, ooda, mcp, release, grade, skills."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -222,6 +223,36 @@ def ooda(dry_run: bool, as_json: bool, show_all: bool) -> None:
                 rows, ["tool", "calls", "success_rate", "p95_ms", "findings", "decision", "reason"]
             )
         )
+
+
+@cli.command()
+@click.option("--http", "use_http", is_flag=True, help="Streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address (--http).")
+@click.option("--port", default=8765, show_default=True, help="TCP port (--http).")
+@click.option("--tools", default=None, help="Comma-separated tool names to list (default: all).")
+def mcp(use_http: bool, host: str, port: int, tools: str | None) -> None:
+    """Serve the harness's tools over MCP (stdio by default; --http for loopback HTTP).
+
+    Any MCP client (Claude Desktop, VS Code, the MCP inspector) lists and calls the same tools
+    the agent uses, through the same registry: validated arguments, telemetry, the circuit
+    breaker (open tools are not listed). The server declares tools.listChanged and tells its
+    clients when the tool set changes. With --http the endpoint is http://HOST:PORT/mcp.
+    """
+    from agent_harness.mcp.server import serve_http, serve_stdio
+
+    only = [t.strip() for t in tools.split(",") if t.strip()] if tools else None
+    with contextlib.redirect_stdout(sys.stderr):  # stdio: stdout carries JSON-RPC only
+        h = _connect()
+    try:
+        if use_http:
+            click.echo(f"MCP (streamable HTTP) at http://{host}:{port}/mcp; Ctrl+C stops", err=True)
+            serve_http(h, host=host, port=port, only=only)
+        else:
+            serve_stdio(h, only=only)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from e
+    finally:
+        h.close()
 
 
 @cli.command()

@@ -14,10 +14,14 @@ writes them for you. Implementation types:
 * ``javascript``: ``{"source": "return args.a + args.b;"}``: the body of a function of ``args``,
   run in the ``exec_js`` sandbox (no files, no network, a time limit); the arguments reach it as
   a JSON value.
+* ``mcp``: ``{"server": "http://127.0.0.1:8765/mcp" or "a stdio command line", "tool": "name"}``:
+  a tool of another MCP server, called through a short client session
+  (:mod:`agent_harness.mcp.client`); ``h.tools.import_mcp(server)`` defines one per tool the
+  server lists.
 
 Arguments are validated against the stored JSON schema by the ``jsonschema`` library, with the
 defaults filled in, before the implementation runs. (The decorated Python functions are the
-``python`` type; MCP-proxied tools come with notebook 07.)
+``python`` type.)
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ __all__ = [
     "sql_binds",
 ]
 
-IMPLEMENTATION_TYPES = ("sql", "javascript")
+IMPLEMENTATION_TYPES = ("sql", "javascript", "mcp")
 ACCESS_LEVELS = ("read", "write", "execute")
 JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 _NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$")
@@ -229,6 +233,37 @@ def _javascript_function(definition: ToolDefinition):
     return run
 
 
+def _mcp_function(definition: ToolDefinition):
+    server, remote = definition.implementation.get("server"), definition.implementation.get("tool")
+    if not isinstance(server, (str, list)) or not server or not isinstance(remote, str):
+        raise ToolDefinitionError(
+            f"tool {definition.name!r}: an mcp tool needs a 'server' (loopback URL or command"
+            " line) and the server's 'tool' name"
+        )
+    from agent_harness.mcp.client import McpClientError, call_remote_tool, server_target
+
+    try:
+        server_target(server)
+    except ValueError as e:
+        raise ToolDefinitionError(f"tool {definition.name!r}: {e}") from e
+
+    def run(**arguments) -> Any:
+        try:
+            answer = call_remote_tool(server, remote, arguments, timeout_s=definition.timeout_s)
+        except McpClientError as e:
+            raise ToolError(str(e)) from e
+        if answer["is_error"]:
+            raise ToolError(f"{remote} on the MCP server answered with an error: {answer['text']}")
+        if answer["structured"] is not None:
+            return answer["structured"]
+        try:
+            return json.loads(answer["text"])
+        except ValueError:
+            return answer["text"]
+
+    return run
+
+
 def build_tool(definition: ToolDefinition) -> Tool:
     """The :class:`Tool` a definition describes, or :class:`ToolDefinitionError` saying why
     it cannot be one."""
@@ -248,7 +283,7 @@ def build_tool(definition: ToolDefinition) -> Tool:
         raise ToolDefinitionError(f"tool {name!r}: timeout_s must be 0-600 s")
     schema = schema_from_rows(rows_from_schema(name, definition.parameters))
     definition = ToolDefinition(**{**definition.__dict__, "parameters": schema})
-    maker = {"sql": _sql_function, "javascript": _javascript_function}
+    maker = {"sql": _sql_function, "javascript": _javascript_function, "mcp": _mcp_function}
     function = maker[definition.implementation_type](definition)
     function.__name__ = name
     return Tool(

@@ -196,8 +196,9 @@ class ToolRegistry:
             parameters: The arguments as a JSON schema of type object; every property needs a
                 ``type`` and a ``description``.
             implementation: ``{"type": "sql", "statement": "SELECT ... :arg", "max_rows": 50}``
-                (arguments become bind variables) or ``{"type": "javascript", "source":
-                "return args.x * 2;"}`` (see :mod:`agent_harness.tools.data_tools`).
+                (arguments become bind variables), ``{"type": "javascript", "source":
+                "return args.x * 2;"}`` or ``{"type": "mcp", "server": url_or_command,
+                "tool": remote_name}`` (see :mod:`agent_harness.tools.data_tools`).
             category: Its category.
             access_level: ``read``, ``write`` or ``execute``.
             timeout_s: Time limit of one call.
@@ -233,6 +234,50 @@ class ToolRegistry:
         )
         self.sync_definitions()
         return self._tools[name]
+
+    def import_mcp(
+        self,
+        server: str | list[str],
+        prefix: str = "",
+        category: str = "mcp",
+        names: list[str] | None = None,
+        timeout_s: float = 30.0,
+    ) -> dict:
+        """Define one tool of type ``mcp`` per tool another MCP server lists.
+
+        Args:
+            server: A loopback streamable-HTTP URL or the command line of a stdio server.
+            prefix: Put before each remote name (``"remote_"``), to keep names apart.
+            category: The category of the imported tools.
+            names: Import only these remote tools (None: all).
+            timeout_s: Time limit of listing and of each later call.
+
+        Returns:
+            ``{"imported": [names], "problems": {remote name: why it was left out}}``.
+        """
+        from agent_harness.mcp.client import remote_tools
+
+        imported, problems = [], {}
+        for remote in remote_tools(server, timeout_s=timeout_s):
+            if names is not None and remote["name"] not in names:
+                continue
+            annotations = remote["annotations"] or {}
+            access = "read" if annotations.get("read_only_hint") else "execute"
+            try:
+                tool = self.define(
+                    prefix + remote["name"],
+                    remote["description"] or f"{remote['name']} (from an MCP server)",
+                    remote["input_schema"] or {"type": "object", "properties": {}},
+                    {"type": "mcp", "server": server, "tool": remote["name"]},
+                    category=category,
+                    access_level=access,
+                    timeout_s=timeout_s,
+                )
+            except ToolDefinitionError as e:
+                problems[remote["name"]] = str(e)
+            else:
+                imported.append(tool.name)
+        return {"imported": imported, "problems": problems}
 
     def undefine(self, name: str) -> bool:
         """Delete a data tool's rows and take it out of the registry."""
