@@ -315,8 +315,8 @@ def test_rerun_grades_only_new_or_changed_submissions(batch):
     totals = []
     rows = grade_batch(subs, out, on_total=totals.append, **settings)
     assert totals == [1]
-    assert [r.points for r in rows if r.student == "bob_wrong"] == [1]
-    assert [r.points for r in rows if r.student == "alice"] == [1]
+    assert sum(r.points for r in rows if r.student == "bob_wrong") == 1
+    assert sum(r.points for r in rows if r.student == "alice") == 1
 
 
 def test_cli_grade_reports_and_refuses_bad_input(batch, tmp_path):
@@ -359,7 +359,11 @@ def test_without_bubblewrap_limits_and_scores_still_hold(batch, tmp_path):
         source_dir=batch["source"],
         use_bwrap=False,
     )
-    got = {r.student: (r.points, r.status) for r in rows}
+    got = {}
+    for student in answers:  # notebook 00 is graded by several cells: summed, first non-ok
+        mine = [r for r in rows if r.student == student]
+        bad = [r.status for r in mine if r.status != "ok"]
+        got[student] = (sum(r.points for r in mine), bad[0] if bad else "ok")
     assert got == {
         "alice": (1, "ok"),
         "bob_wrong": (0, "failed"),
