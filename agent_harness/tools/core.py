@@ -99,7 +99,7 @@ def search_knowledge(
     ]
 
 
-@register(category="knowledge")
+@register(category="knowledge", access_level="write")
 def remember(content: str, kind: str = "note", subject: str | None = None) -> dict:
     """Store a fact in long-term memory so later turns can find it with search_knowledge.
 
@@ -115,7 +115,7 @@ def remember(content: str, kind: str = "note", subject: str | None = None) -> di
     return {"id": memory_id, "stored": True}
 
 
-@register(category="core")
+@register(category="core", access_level="execute")
 def exec_js(code: str, timeout_ms: int = 1000) -> dict:
     """Run JavaScript in a sandbox (no files, no network) for calculations.
 
@@ -161,7 +161,7 @@ def _scratch_path(path: str) -> str:
     return path
 
 
-@register(category="scratchpad")
+@register(category="scratchpad", access_level="write")
 def scratch_write(path: str, content: str) -> dict:
     """Write (replace) a file in the agent's scratchpad, to keep notes between steps.
 
@@ -186,7 +186,7 @@ def scratch_read(path: str) -> dict:
     return {"path": _scratch_path(path), "content": content}
 
 
-@register(category="scratchpad")
+@register(category="scratchpad", access_level="write")
 def scratch_append(path: str, content: str) -> dict:
     """Append text to a scratchpad file (creating it), atomically.
 
@@ -204,7 +204,7 @@ def scratch_list() -> list[dict]:
     return current().scratchpad.list()
 
 
-@register(category="knowledge")
+@register(category="knowledge", access_level="write")
 def scan_database(owner: str = "SUPPLYCHAIN") -> dict:
     """Scan a schema's tables, columns and foreign keys into memory (idempotent).
 

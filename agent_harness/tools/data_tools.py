@@ -37,6 +37,7 @@ from agent_harness.backends.base import BackendError
 from agent_harness.tools.context import current
 from agent_harness.tools.core import sql_result
 from agent_harness.tools.definition import (
+    ACCESS_LEVELS,
     DEFAULT_TIMEOUT_S,
     Tool,
     ToolDefinitionError,
@@ -56,7 +57,6 @@ __all__ = [
 ]
 
 IMPLEMENTATION_TYPES = ("sql", "javascript", "mcp")
-ACCESS_LEVELS = ("read", "write", "execute")
 JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 _NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$")
 # A bind variable (:name) outside quoted text and comments.

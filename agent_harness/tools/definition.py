@@ -12,6 +12,9 @@ Options (``@register(category="vessels", timeout_s=2.0)``):
   ``"general"``. Categories filter retrieval and some are protected from the circuit breaker.
 * ``timeout_s``: the call's time limit; past it the caller gets a ``timeout`` error (the tool's
   thread is left to finish on its own: Python cannot kill a thread).
+* ``access_level``: what the tool does to the world: ``read`` (default: looks things up),
+  ``write`` (stores or changes data) or ``execute`` (runs code). A skill grants a level per
+  tool; an agent whose skills grant less cannot run it (notebook 07).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ __all__ = [
     "REGISTERED",
     "DEFAULT_CATEGORY",
     "DEFAULT_TIMEOUT_S",
+    "ACCESS_LEVELS",
     "parse_docstring",
 ]
 
@@ -39,6 +43,8 @@ DEFAULT_CATEGORY = "general"
 #: A tool call longer than this is answered with a ``timeout`` error.
 DEFAULT_TIMEOUT_S = 30.0
 _CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+#: Access levels, weakest first: a grant of one level allows the tools of the levels before it.
+ACCESS_LEVELS = ("read", "write", "execute")
 
 
 class ToolError(Exception):
@@ -99,6 +105,14 @@ def _clean_schema(node: Any) -> Any:
     return node
 
 
+def _check_access(name: str, level: Any) -> str:
+    if level not in ACCESS_LEVELS:
+        raise ToolDefinitionError(
+            f"tool {name!r}: access_level must be one of {', '.join(ACCESS_LEVELS)}, got {level!r}"
+        )
+    return level
+
+
 def _check_category(name: str, category: Any) -> str:
     if not isinstance(category, str) or not _CATEGORY.match(category):
         raise ToolDefinitionError(
@@ -143,6 +157,7 @@ class Tool:
         fn: Callable[..., Any],
         category: str | None = None,
         timeout_s: float | None = None,
+        access_level: str = "read",
     ) -> Tool:
         """Build a tool from a function, or raise :class:`ToolDefinitionError` saying why.
 
@@ -151,6 +166,7 @@ class Tool:
             category: The tool's category (default: the module's ``TOOL_CATEGORY``, else
                 ``"general"``).
             timeout_s: Time limit of one call in seconds (default 30).
+            access_level: ``read`` (default), ``write`` or ``execute``.
         """
         name = fn.__name__
         if not re.match(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$", name):
@@ -158,6 +174,7 @@ class Tool:
         if category is None:
             category = getattr(fn, "__globals__", {}).get("TOOL_CATEGORY", DEFAULT_CATEGORY)
         category = _check_category(name, category)
+        access_level = _check_access(name, access_level)
         timeout_s = DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
         if not isinstance(timeout_s, (int, float)) or not 0 < timeout_s <= 600:
             raise ToolDefinitionError(f"tool {name!r}: timeout_s must be 0-600 s, got {timeout_s}")
@@ -208,6 +225,7 @@ class Tool:
             category=category,
             timeout_s=float(timeout_s),
             source=f"{fn.__module__}.{fn.__qualname__}",
+            access_level=access_level,
         )
 
     def schema(self) -> dict:
@@ -255,6 +273,7 @@ def register(
     *,
     category: str | None = None,
     timeout_s: float | None = None,
+    access_level: str = "read",
 ):
     """Decorator: make ``fn`` a tool; the function is returned unchanged.
 
@@ -265,6 +284,8 @@ def register(
         category: The tool's category (default: the module's ``TOOL_CATEGORY``, else
             ``"general"``).
         timeout_s: Time limit of one call in seconds (default 30).
+        access_level: ``read`` (default), ``write`` (stores or changes data) or ``execute``
+            (runs code).
 
     Raises:
         ToolDefinitionError: No docstring, an undocumented or untyped argument, a bad option,
@@ -274,13 +295,17 @@ def register(
     """
 
     def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
-        _add(Tool.from_function(function, category=category, timeout_s=timeout_s), REGISTERED)
+        tool = Tool.from_function(
+            function, category=category, timeout_s=timeout_s, access_level=access_level
+        )
+        _add(tool, REGISTERED)
         return function
 
     if fn is None:
         return decorate
     if not callable(fn):
         raise ToolDefinitionError(
-            "use @register or @register(category=..., timeout_s=...): options are keywords"
+            "use @register or @register(category=..., timeout_s=..., access_level=...):"
+            " options are keywords"
         )
     return decorate(fn)
