@@ -1,18 +1,22 @@
-"""The agent loop: one user turn, with retrieved tools, skills and knowledge, and offload.
+"""The agent loop: one user turn, with tools, skills and knowledge, and offload.
 
 ``agent_turn`` is the reference implementation the workshop's agent-loop notebook asks the
 attendee to write, cut into small steps (as smolagents does) that call **turn hooks**:
 
-1. :func:`start_turn`: the context (skills manifest, relevant knowledge, the question after a
-   ``Question:`` label) -> ``on_turn_start``;
-2. :func:`offer_tools`: the top-k tools for the question plus the always-on set (open tools
-   are never offered) -> ``on_tools_offered``;
+1. :func:`start_turn`: the system prompt (an agent's own, with its skill manifest) and the
+   context (skills manifest unless an agent brings one, relevant knowledge, the question after
+   a ``Question:`` label) -> ``on_turn_start``;
+2. :func:`offer_tools`: the tools of the first request, chosen by the turn's **strategy**
+   (:mod:`agent_harness.disclosure`: ``all``, ``retrieve`` = top-k plus the always-on set,
+   ``disclose`` = skills unlock tools, or ``disclose+retrieve``; open tools are never
+   offered) -> ``on_tools_offered``;
 3. :func:`model_step`: one request to the model -> ``before_model_step`` / ``on_model_step``;
 4. :func:`run_tool_calls`: each call dispatched through ``h.tools.call_detailed`` (a tool not
    offered, an unknown tool, invalid arguments, a failing or open tool all become error
    observations; our own bugs still raise); outputs over 600 characters are stored whole and
    shown as a preview plus a ``fetch_tool_output`` handle (a fetched output is never cut again)
-   -> ``on_tool_call``;
+   -> ``on_tool_call``; then the strategy may append tools (a loaded skill unlocks its tools)
+   -> ``on_tools_unlocked``;
 5. at most ``max_iterations`` tool rounds within ``budget_seconds``, then one request WITHOUT
    tools for a forced final answer;
 6. :func:`finish_turn`: the turn is stored as an episodic memory -> ``on_turn_end``.
@@ -27,10 +31,11 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import dataclass, field
 
 from agent_harness.offload import PREVIEW_CHARS, preview
-from agent_harness.tools.dispatch import HookFailures, ToolResult
+from agent_harness.token_count import schemas_tokens
+from agent_harness.tools.dispatch import HookFailures
+from agent_harness.turns import ModelStep, ToolCallRecord, TurnHooks, TurnResult
 
 __all__ = [
     "agent_turn",
@@ -39,6 +44,7 @@ __all__ = [
     "ToolCallRecord",
     "TurnHooks",
     "build_context",
+    "agent_system_prompt",
     "SYSTEM_PROMPT",
     "FORCE_FINAL",
 ]
@@ -54,142 +60,6 @@ FORCE_FINAL = (
     "Stop calling tools now. Give your best final answer from what the tools returned so far, "
     "and say what is still unknown."
 )
-
-
-@dataclass
-class ToolCallRecord:
-    """One tool call of a model step.
-
-    Attributes:
-        id: The model's tool call id.
-        name: The tool the model asked for.
-        arguments: The arguments as the model wrote them (JSON text).
-        result: What the dispatch returned (output, success, error_type, telemetry_id, ...).
-        shown: What the model was sent (a preview when offloaded).
-        offloaded: True when the whole output was stored and a preview shown.
-        memory_id: The stored output's memory id when offloaded.
-    """
-
-    id: str
-    name: str
-    arguments: str
-    result: ToolResult
-    shown: str
-    offloaded: bool = False
-    memory_id: int | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True when the tool ran and returned a result."""
-        return self.result.ok
-
-    @property
-    def output_chars(self) -> int:
-        """Length of the whole output."""
-        return self.result.output_chars
-
-
-@dataclass
-class ModelStep:
-    """One request to the model and what came of it.
-
-    Attributes:
-        index: 0 for the first request of the turn.
-        request_chars: Characters of the messages sent (context size).
-        tools_sent: How many tool schemas went with the request (0 for a forced answer).
-        content: The reply's text.
-        tool_calls: The calls the reply asked for, with their results.
-        usage: Token counts reported by the API (prompt_tokens, completion_tokens, ...).
-        duration_ms: Time of the model request.
-        forced: True for the final request without tools.
-        reply: The model's message as the client returned it.
-    """
-
-    index: int
-    request_chars: int
-    tools_sent: int
-    content: str = ""
-    tool_calls: list[ToolCallRecord] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
-    duration_ms: float = 0.0
-    forced: bool = False
-    reply: object = field(default=None, repr=False)
-
-
-@dataclass
-class TurnResult:
-    """What happened in one turn (filled in step by step; hooks read it as it grows).
-
-    Attributes:
-        turn_id: This turn's id (provenance and telemetry use it).
-        thread_id: The conversation.
-        question: The user's question.
-        answer: The final answer text.
-        messages: Every message sent to or received from the model, in order.
-        offered: The tool schemas offered this turn.
-        steps: One :class:`ModelStep` per model request.
-        forced_final: True when the answer was forced because the budget ran out.
-        episode_id: The id of the episodic memory stored for this turn.
-        model: The model that answered.
-        duration_ms: Wall-clock time of the whole turn.
-    """
-
-    turn_id: str
-    thread_id: str
-    question: str
-    answer: str = ""
-    messages: list[dict] = field(default_factory=list)
-    offered: list[dict] = field(default_factory=list)
-    steps: list[ModelStep] = field(default_factory=list)
-    forced_final: bool = False
-    episode_id: int | None = None
-    model: str | None = None
-    duration_ms: float = 0.0
-
-    @property
-    def tool_calls(self) -> list[ToolCallRecord]:
-        """Every tool call of the turn, in order."""
-        return [c for s in self.steps for c in s.tool_calls]
-
-    @property
-    def iterations(self) -> int:
-        """How many model replies asked for tools."""
-        return sum(1 for s in self.steps if s.tool_calls)
-
-    @property
-    def request_chars(self) -> list[int]:
-        """Characters of messages sent on each model request."""
-        return [s.request_chars for s in self.steps]
-
-    @property
-    def offered_names(self) -> list[str]:
-        """Names of the tools offered this turn."""
-        return [t["function"]["name"] for t in self.offered]
-
-    def usage(self) -> dict:
-        """Token counts summed over the turn's model requests."""
-        total: dict[str, int] = {}
-        for step in self.steps:
-            for key, value in step.usage.items():
-                if isinstance(value, int):
-                    total[key] = total.get(key, 0) + value
-        return total
-
-
-class TurnHooks:
-    """Base class of turn hooks: override what you need (every method is a no-op here)."""
-
-    def on_turn_start(self, turn: TurnResult) -> None: ...
-
-    def on_tools_offered(self, turn: TurnResult) -> None: ...
-
-    def before_model_step(self, turn: TurnResult, step: ModelStep) -> None: ...
-
-    def on_model_step(self, turn: TurnResult, step: ModelStep) -> None: ...
-
-    def on_tool_call(self, turn: TurnResult, step: ModelStep, record: ToolCallRecord) -> None: ...
-
-    def on_turn_end(self, turn: TurnResult) -> None: ...
 
 
 class _Hooks:
@@ -209,18 +79,33 @@ class _Hooks:
         return call
 
 
-def build_context(harness, question: str, k_skills: int = 5, k_knowledge: int = 5) -> str:
-    """The user message: skills manifest, relevant knowledge, then the question."""
-    manifest = harness.skills.manifest(question, k=k_skills)
+def build_context(
+    harness, question: str, k_skills: int = 5, k_knowledge: int = 5, manifest: bool = True
+) -> str:
+    """The user message: skills manifest (unless ``manifest=False``: an agent's is in its system
+    prompt), relevant knowledge, then the question."""
     knowledge = harness.memory.search(
         question, k=k_knowledge, mode="hybrid", exclude_kinds=["tool_output"]
     )
-    lines = ["Skills you can load with load_skill:"]
-    lines += [f"- {s['name']}: {s['description']}" for s in manifest] or ["- (none)"]
-    lines += ["", "Relevant knowledge:"]
+    lines = []
+    if manifest:
+        skills = harness.skills.manifest(question, k=k_skills)
+        lines = ["Skills you can load with load_skill:"]
+        lines += [f"- {s['name']}: {s['description']}" for s in skills] or ["- (none)"]
+        lines += [""]
+    lines += ["Relevant knowledge:"]
     lines += [f"- [{m.kind}] {m.content[:300]}" for m in knowledge] or ["- (none)"]
     lines += ["", f"Question: {question}"]
     return "\n".join(lines)
+
+
+def agent_system_prompt(harness, agent) -> str:
+    """An agent's system prompt followed by its skill manifest (the same text every turn, so
+    a provider's prompt cache keeps it)."""
+    return (
+        f"{agent.system_prompt}\n\nYour skills (load_skill(name) reads the playbook and unlocks"
+        f" the tools in brackets):\n{harness.agents.manifest_text(agent)}"
+    )
 
 
 def _assistant_message(message) -> dict:
@@ -238,36 +123,53 @@ def _assistant_message(message) -> dict:
 
 
 # --- the steps -------------------------------------------------------------------------------
-def start_turn(harness, question: str, thread_id: str, hooks, model=None) -> TurnResult:
+def start_turn(
+    harness, question: str, thread_id: str, hooks, model=None, strategy=None
+) -> TurnResult:
     """A new turn with its first two messages: the system prompt and the context."""
+    agent = getattr(strategy, "agent", None)
     turn = TurnResult(
-        turn_id=f"turn_{uuid.uuid4().hex[:16]}", thread_id=thread_id, question=question, model=model
+        turn_id=f"turn_{uuid.uuid4().hex[:16]}",
+        thread_id=thread_id,
+        question=question,
+        model=model,
+        strategy=getattr(strategy, "name", "retrieve"),
+        agent=agent.name if agent else None,
     )
+    system = agent_system_prompt(harness, agent) if agent else SYSTEM_PROMPT
     turn.messages = [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": build_context(harness, question)},
+        {"role": "system", "content": system},
+        {"role": "user", "content": build_context(harness, question, manifest=agent is None)},
     ]
     hooks.on_turn_start(turn)
     return turn
 
 
-def offer_tools(harness, turn: TurnResult, k_tools: int, hooks) -> None:
-    """The tools for this turn: top-k by rank plus the always-on set."""
-    turn.offered = harness.tools.retrieve(turn.question, k=k_tools)
+def offer_tools(harness, turn: TurnResult, k_tools: int, hooks, strategy=None) -> None:
+    """The tools of the first request, as the strategy picks them (default: the top-k by rank
+    plus the always-on set)."""
+    if strategy is None:
+        turn.offered = harness.tools.retrieve(turn.question, k=k_tools)
+    else:
+        turn.unlocks += strategy.start(turn)
     hooks.on_tools_offered(turn)
+    for unlock in turn.unlocks:
+        hooks.on_tools_unlocked(turn, None, None, unlock)
 
 
 def model_step(llm, turn: TurnResult, hooks, tools: list[dict] | None) -> ModelStep:
     """One model request (with ``tools``, or without for a forced answer)."""
+    tools = list(tools or [])  # what this request sends, even if the turn's offer grows later
     step = ModelStep(
         index=len(turn.steps),
         request_chars=len(json.dumps(turn.messages, ensure_ascii=False)),
-        tools_sent=len(tools or []),
+        tools_sent=len(tools),
+        tool_tokens=schemas_tokens(tools),
         forced=not tools,
     )
     hooks.before_model_step(turn, step)
     started = time.perf_counter()
-    completion = llm.complete(turn.messages, tools=tools)
+    completion = llm.complete(turn.messages, tools=tools or None)
     step.duration_ms = round((time.perf_counter() - started) * 1000, 2)
     reply = completion.choices[0].message
     usage = getattr(completion, "usage", None)
@@ -281,18 +183,21 @@ def model_step(llm, turn: TurnResult, hooks, tools: list[dict] | None) -> ModelS
     return step
 
 
-def run_tool_calls(harness, turn: TurnResult, step: ModelStep, offload: bool, hooks) -> None:
-    """Dispatch each call of the step; append one tool message per call, in order."""
-    offered = turn.offered_names
+def run_tool_calls(
+    harness, turn: TurnResult, step: ModelStep, offload: bool, hooks, strategy=None
+) -> None:
+    """Dispatch each call of the step; append one tool message per call, in order. A
+    strategy may then append tools (a loaded skill unlocks its tools)."""
     for call in step.reply.tool_calls or []:
         name, arguments = call.function.name, call.function.arguments or "{}"
+        rules = strategy.call_rules(turn) if strategy else {"offered": turn.offered_names}
         result = harness.tools.call_detailed(
             name,
             arguments,
             call_id=call.id,
             thread_id=turn.thread_id,
             turn_id=turn.turn_id,
-            offered=offered,
+            **rules,
         )
         record = ToolCallRecord(call.id, name, arguments, result, shown=result.output)
         if offload and name != "fetch_tool_output" and result.output_chars > PREVIEW_CHARS:
@@ -300,9 +205,13 @@ def run_tool_calls(harness, turn: TurnResult, step: ModelStep, offload: bool, ho
                 turn.thread_id, call.id, name, arguments, result.output
             )
             record.shown, record.offloaded = preview(result.output, call.id), True
+        unlocks = strategy.after_call(turn, record) if strategy else []
+        turn.unlocks += unlocks
         turn.messages.append({"role": "tool", "tool_call_id": call.id, "content": record.shown})
         step.tool_calls.append(record)
         hooks.on_tool_call(turn, step, record)
+        for unlock in unlocks:
+            hooks.on_tools_unlocked(turn, step, record, unlock)
 
 
 def finish_turn(harness, turn: TurnResult, hooks) -> None:
@@ -331,6 +240,8 @@ def agent_turn(
     offload: bool = True,
     llm=None,
     hooks=None,
+    strategy="retrieve",
+    agent=None,
 ) -> TurnResult:
     """Answer one question with tools; see the module docstring for the steps.
 
@@ -344,22 +255,31 @@ def agent_turn(
         offload: Replace outputs over 600 characters by a preview and a fetch handle.
         llm: The chat model (default: ``harness.llm``); anything with ``complete``.
         hooks: Turn hooks (default: ``harness.turn_hooks``: provenance and tracing).
+        strategy: How tools are offered: ``"all"``, ``"retrieve"`` (default), ``"disclose"``
+            (skills unlock tools), ``"disclose+retrieve"``, or a
+            :class:`~agent_harness.disclosure.ToolStrategy`.
+        agent: The agent (name or :class:`~agent_harness.agents.Agent`): its system prompt
+            and skill manifest, and its access grants at dispatch. Disclosing strategies use
+            ``supplychain-analyst`` when none is given.
 
     Returns:
         A :class:`TurnResult`.
     """
+    from agent_harness.disclosure import make_strategy
+
     llm = llm or harness.llm
     run = _Hooks(harness.turn_hooks if hooks is None else hooks, harness.tools.hook_failures)
+    chooser = make_strategy(harness, strategy, agent, k_tools)
     started = time.monotonic()
-    turn = start_turn(harness, question, thread_id, run, getattr(llm, "model", None))
-    offer_tools(harness, turn, k_tools, run)
+    turn = start_turn(harness, question, thread_id, run, getattr(llm, "model", None), chooser)
+    offer_tools(harness, turn, k_tools, run, chooser)
     answer = None
     while turn.iterations < max_iterations and time.monotonic() - started < budget_seconds:
         step = model_step(llm, turn, run, turn.offered)
         if not step.reply.tool_calls:
             answer = step.content
             break
-        run_tool_calls(harness, turn, step, offload, run)
+        run_tool_calls(harness, turn, step, offload, run, chooser)
     if answer is None:
         turn.messages.append({"role": "user", "content": FORCE_FINAL})
         step = model_step(llm, turn, run, None)  # no tools offered: the model must answer

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agent_harness.agents import PROJECT_AGENTS, AgentLibrary
 from agent_harness.backends import Scope, open_backend
 from agent_harness.catalog import CatalogScanner
 from agent_harness.config import Settings
@@ -45,7 +46,8 @@ class Harness:
         memory: Long-term memory (add, list, delete, search).
         catalog: The catalog scanner.
         tools: The tool registry (retrieve, call).
-        skills: The skills library (manifest, load).
+        skills: The skills library (manifest, load, resolve: what a skill unlocks).
+        agents: Agent definitions (system prompt, assigned skills, manifest, grants).
         scratchpad: Working files.
         offload: The store of whole tool outputs.
         provenance: The trail of every agent turn (explain, turns_using, ...).
@@ -65,6 +67,7 @@ class Harness:
         self.scratchpad = Scratchpad(self.backend, self.scope)
         self.offload = ToolOutputLog(self.memory)
         self.tools = ToolRegistry(self)
+        self.agents = AgentLibrary(self)
         self.provenance = Provenance(self.backend)
         #: Turn hooks of the agent loop: provenance trail and OpenTelemetry turn spans.
         self.turn_hooks: list = [ProvenanceRecorder(self), TurnTracer(self)]
@@ -109,6 +112,7 @@ class Harness:
             and bool(self.memory.list(metadata_filter={"kind": "table"}, limit=1))
             and self.skills.count() > 0
             and len(self.backend.indexed_rows("toolbox")) > 0
+            and bool(self.agents.names())
         )
 
     def prepare(
@@ -116,16 +120,18 @@ class Harness:
         reload_data: bool = False,
         skills_folder=PROJECT_SKILLS,
         report: Callable[[StepResult], None] | None = None,
+        agents_folder=PROJECT_AGENTS,
     ) -> list[StepResult]:
         """Prepare the database, idempotently: each step does only what is missing.
 
         Steps: apply migrations, (Oracle) load the in-database embedding model or record the
         client-side mode, load SUPPLYCHAIN, scan the catalog into memory, ingest the skills,
-        index the tools. The first step that fails stops the preparation.
+        index the tools, store the agents. The first step that fails stops the preparation.
 
         Args:
             reload_data: Reload the demo data even if present.
             skills_folder: Where the project's skills are.
+            agents_folder: Where the project's agent files are.
             report: Called after each step (the CLI prints it).
 
         Raises:
@@ -174,6 +180,13 @@ class Harness:
             counts = self.tools.sync()
             return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())
 
+        def agents() -> str:
+            counts = self.agents.ingest(agents_folder)
+            if counts["skipped"]:
+                raise ValueError("; ".join(counts["skipped"]))
+            stored = ", ".join(counts["stored"]) or "none"
+            return f"stored {stored}; {counts['unchanged']} unchanged"
+
         def embedding_model() -> str:
             return self.backend.setup_embeddings(self.embed_client)
 
@@ -184,6 +197,7 @@ class Harness:
         step("catalog scan", scan)
         step("skills", skills)
         step("tools", tools)
+        step("agents", agents)
         return steps
 
     def close(self) -> None:

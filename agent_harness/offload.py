@@ -63,6 +63,11 @@ class ToolOutputLog:
             thread_id=thread_id,
         )
 
+    def has_outputs(self, thread_id: str) -> bool:
+        """True when an output of this thread was stored (``fetch_tool_output`` is useful)."""
+        stored = {"kind": KIND, "thread_id": thread_id}
+        return bool(self.memory.list(metadata_filter=stored, limit=1))
+
     def fetch(self, tool_call_id: str) -> dict:
         """``{"tool_name", "tool_args", "tool_output"}`` or ``{"error": ...}``."""
         found = self.memory.list(

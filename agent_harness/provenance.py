@@ -4,15 +4,19 @@ transaction-capable database as everything else (not a second graph store).
 :class:`ProvenanceRecorder` is a turn hook (see :mod:`agent_harness.agent`). Per turn it writes
 one ``agent_turns`` row and a tree of ``turn_events``:
 
-* ``tools_offered`` (count, schema bytes, about four bytes a token) with one ``tool_offered``
-  child per tool (position, schema bytes);
+* ``tools_offered`` (strategy, agent, count, schema bytes and tokens) with one
+  ``tool_offered`` child per tool (position, schema bytes, tokens);
 * ``model_step`` per model request (request size, tools sent, usage tokens, duration, forced),
   with one ``tool_call`` child per call (linked to its telemetry row by ``telemetry_id``; ok,
   error type, output size) and an ``offload`` child when the output was stored whole;
 * ``answer`` (forced or not).
 
-Later capabilities add their own event kinds to the same tree (a skill that unlocks tools
-records ``skill_loaded`` / ``tools_unlocked`` under its ``tool_call``). :class:`Provenance`
+* ``skill_loaded`` under the ``load_skill`` call that unlocked tools (or under
+  ``tools_offered`` for skills loaded in an earlier turn of the thread), with one
+  ``tool_offered`` child per tool it appended (and what it withheld, cycles, missing skills);
+  ``fetch_tool_output`` added after an offload is a ``tool_offered`` event under the call.
+
+Later capabilities add their own event kinds to the same tree. :class:`Provenance`
 (``h.provenance``) reads it back: :meth:`Provenance.explain` returns a turn as a tree,
 :meth:`Provenance.turns_using` and :meth:`Provenance.offered_never_called` answer the two
 classic questions. On Oracle the tables are also a SQL property graph (``GRAPH_TABLE``); on
@@ -23,9 +27,10 @@ from __future__ import annotations
 
 import json
 
-from agent_harness.agent import ModelStep, ToolCallRecord, TurnHooks, TurnResult
 from agent_harness.backends.roles import utc_now
 from agent_harness.observability import end_span, start_span
+from agent_harness.token_count import schema_tokens
+from agent_harness.turns import ModelStep, ToolCallRecord, TurnHooks, TurnResult
 
 __all__ = ["Provenance", "ProvenanceRecorder", "TurnTracer", "schema_bytes"]
 
@@ -43,6 +48,8 @@ class ProvenanceRecorder(TurnHooks):
         self.store = harness.backend.provenance
         self._seq: dict[str, int] = {}
         self._step_event: dict[tuple[str, int], int] = {}
+        self._call_event: dict[tuple[str, str], int] = {}
+        self._offered_event: dict[str, int] = {}
 
     def _event(self, turn: TurnResult, kind: str, parent: int | None = None, **fields) -> int:
         seq = self._seq.get(turn.turn_id, 0) + 1
@@ -74,22 +81,70 @@ class ProvenanceRecorder(TurnHooks):
 
     def on_tools_offered(self, turn: TurnResult) -> None:
         sizes = [schema_bytes(t) for t in turn.offered]
+        tokens = [schema_tokens(t) for t in turn.offered]
         parent = self._event(
             turn,
             "tools_offered",
+            name=turn.strategy,
             detail={
+                "strategy": turn.strategy,
+                "agent": turn.agent,
                 "count": len(sizes),
                 "schema_bytes": sum(sizes),
-                "approx_tokens": round(sum(sizes) / 4),
+                "tokens": sum(tokens),
             },
         )
-        for position, (schema, size) in enumerate(zip(turn.offered, sizes), start=1):
-            self._event(
+        self._offered_event[turn.turn_id] = parent
+        for position, schema in enumerate(turn.offered, start=1):
+            self._offered(turn, parent, position, schema)
+
+    def _offered(self, turn, parent, position, schema, **extra) -> None:
+        self._event(
+            turn,
+            "tool_offered",
+            parent,
+            name=schema["function"]["name"],
+            detail={
+                "position": position,
+                "schema_bytes": schema_bytes(schema),
+                "tokens": schema_tokens(schema),
+                **extra,
+            },
+        )
+
+    def on_tools_unlocked(self, turn: TurnResult, step, record, unlock) -> None:
+        parent = (
+            self._call_event.get((turn.turn_id, record.id))
+            if record is not None
+            else self._offered_event.get(turn.turn_id)
+        )
+        if unlock.skill is not None:
+            parent = self._event(
                 turn,
-                "tool_offered",
+                "skill_loaded",
                 parent,
-                name=schema["function"]["name"],
-                detail={"position": position, "schema_bytes": size},
+                name=unlock.skill,
+                ok=True,
+                detail={
+                    "reason": unlock.reason,
+                    "added": unlock.added,
+                    "already": unlock.already,
+                    "withheld": unlock.withheld,
+                    "closed": unlock.closed,
+                    "cycles": unlock.cycles,
+                    "missing": unlock.missing,
+                },
+            )
+        names = turn.offered_names
+        for tool in unlock.added:
+            position = names.index(tool) + 1
+            self._offered(
+                turn,
+                parent,
+                position,
+                turn.offered[position - 1],
+                reason=unlock.reason,
+                via=unlock.via.get(tool),
             )
 
     def on_model_step(self, turn: TurnResult, step: ModelStep) -> None:
@@ -102,6 +157,7 @@ class ProvenanceRecorder(TurnHooks):
                 "index": step.index,
                 "request_chars": step.request_chars,
                 "tools_sent": step.tools_sent,
+                "tool_tokens": step.tool_tokens,
                 "forced": step.forced,
                 "tool_calls": len(step.reply.tool_calls or []) if step.reply else 0,
                 "usage": step.usage,
@@ -125,6 +181,7 @@ class ProvenanceRecorder(TurnHooks):
                 "arguments": record.arguments[:500],
             },
         )
+        self._call_event[(turn.turn_id, record.id)] = event
         if record.offloaded:
             self._event(
                 turn,
@@ -156,8 +213,10 @@ class ProvenanceRecorder(TurnHooks):
             },
         )
         self._seq.pop(turn.turn_id, None)
-        for key in [k for k in self._step_event if k[0] == turn.turn_id]:
-            del self._step_event[key]
+        self._offered_event.pop(turn.turn_id, None)
+        for cache in (self._step_event, self._call_event):
+            for key in [k for k in cache if k[0] == turn.turn_id]:
+                del cache[key]
 
 
 class TurnTracer(TurnHooks):

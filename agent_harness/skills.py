@@ -1,26 +1,37 @@
 """The skills library: prose playbooks surfaced as a manifest and loaded on demand.
 
-A skill is a markdown file: an H1 title, a first paragraph that is its one-line description (all
-the model sees in the manifest), and a body with steps and SQL examples. Skills are ingested
-into the vector-indexed ``skillbox`` table, idempotently by content hash: re-ingesting unchanged
-files writes nothing.
+A skill is a markdown file (see :mod:`agent_harness.skill_files`): an H1 title, a first
+paragraph that is its one-line description (all the model sees in the manifest), a body with
+steps and SQL examples, and optional front matter that links it to the tools it unlocks and the
+skills it depends on. Skills are ingested into the vector-indexed ``skillbox`` table,
+idempotently by content hash (re-ingesting unchanged files embeds nothing), and their links
+into ``skill_tools`` / ``skill_dependencies`` (``backend.skill_graph``).
 """
 
 from __future__ import annotations
 
 import difflib
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_harness.memory import content_hash
-
-__all__ = ["Skill", "SkillLibrary", "SkillNotFound", "parse_skill", "PROJECT_SKILLS"]
-
+from agent_harness.access import strongest
 from agent_harness.config import PROJECT_ROOT
+from agent_harness.memory import content_hash
+from agent_harness.skill_files import Skill, ToolGrant, parse_skill, skill_name
+
+__all__ = [
+    "Skill",
+    "ToolGrant",
+    "SkillLibrary",
+    "SkillNotFound",
+    "Resolution",
+    "parse_skill",
+    "strongest",
+    "PROJECT_SKILLS",
+]
 
 PROJECT_SKILLS = PROJECT_ROOT / "setup" / "skills"
-_NAME = re.compile(r"[^a-z0-9]+")
+_skill_name = skill_name
 
 
 class SkillNotFound(KeyError):
@@ -30,59 +41,27 @@ class SkillNotFound(KeyError):
         return str(self.args[0])
 
 
-@dataclass(frozen=True)
-class Skill:
-    """One playbook."""
+@dataclass
+class Resolution:
+    """What loading one skill unlocks (:meth:`SkillLibrary.resolve`).
 
-    name: str
-    title: str
-    description: str
-    body: str
-    source: str = "project"
-    path: str | None = None
-
-
-def _skill_name(text: str) -> str:
-    return _NAME.sub("-", text.lower()).strip("-")
-
-
-def parse_skill(text: str, name: str, source: str = "project", path: str | None = None) -> Skill:
-    """Parse a markdown playbook: H1 title, first paragraph = description, the rest the body.
-
-    Raises:
-        ValueError: No H1 title or no description paragraph.
+    Attributes:
+        skill: The skill asked for.
+        skills: Every skill reached (the skill first, then its required dependencies,
+            breadth first), without repeats.
+        tools: Tool -> the strongest access granted by any reached skill, in the order the
+            tools were first reached.
+        via: Tool -> the skill that maps it (the first one reached).
+        cycles: Each cycle found, as the list of skills around it (``[a, b, a]``).
+        missing: Required dependencies that are not stored (reported, not fatal).
     """
-    lines = text.replace("\r\n", "\n").split("\n")
-    # Front matter (--- ... ---), as some skills libraries use, may carry name/description.
-    front: dict[str, str] = {}
-    if lines and lines[0].strip() == "---" and "---" in [s.strip() for s in lines[1:]]:
-        end = 1 + [s.strip() for s in lines[1:]].index("---")
-        for line in lines[1:end]:
-            if ":" in line:
-                key, value = line.split(":", 1)
-                front[key.strip().lower()] = value.strip().strip("\"'")
-        lines = lines[end + 1 :]
-    title = next((s[2:].strip() for s in lines if s.startswith("# ")), front.get("name", ""))
-    if not title:
-        raise ValueError(f"skill {name!r} has no '# Title' line")
-    after = (
-        lines[[s.startswith("# ") for s in lines].index(True) + 1 :]
-        if any(s.startswith("# ") for s in lines)
-        else lines
-    )
-    paragraph: list[str] = []
-    for line in after:
-        if not line.strip():
-            if paragraph:
-                break
-            continue
-        if line.startswith("#") or line.startswith("```"):
-            break
-        paragraph.append(line.strip())
-    description = front.get("description") or " ".join(paragraph)
-    if not description:
-        raise ValueError(f"skill {name!r} has no description paragraph under its title")
-    return Skill(_skill_name(name), title, description, text, source, path)
+
+    skill: str
+    skills: list[str] = field(default_factory=list)
+    tools: dict[str, str] = field(default_factory=dict)
+    via: dict[str, str] = field(default_factory=dict)
+    cycles: list[list[str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
 
 
 class SkillLibrary:
@@ -93,20 +72,22 @@ class SkillLibrary:
 
     # --- ingestion ----------------------------------------------------------------------------
     def ingest(self, folder: Path | str = PROJECT_SKILLS, source: str = "project") -> dict:
-        """Ingest every ``*.md`` under a folder (recursively); unchanged files write nothing.
+        """Ingest every ``*.md`` under a folder (recursively); unchanged files embed nothing.
 
         A file named ``SKILL.md`` (or README.md) takes its folder's name; other files their stem.
+        Each skill's links (tools it unlocks, dependencies, parent) are rewritten every time:
+        they cost no embedding.
 
         Returns:
-            Counts: ``added_or_changed``, ``unchanged``, ``skipped`` (files that are not skills).
+            Counts: ``added_or_changed``, ``unchanged``, ``skipped`` (files that are not skills,
+            with the reason).
         """
         folder = Path(folder)
         if not folder.is_dir():
             raise FileNotFoundError(f"no skills folder at {folder}")
-        stored = {
-            r["name"]: r["content_hash"] for r in self.harness.backend.indexed_rows("skillbox")
-        }
-        changed, unchanged, skipped = [], 0, []
+        backend = self.harness.backend
+        stored = {r["name"]: r["content_hash"] for r in backend.indexed_rows("skillbox")}
+        parsed, changed, unchanged, skipped = [], [], 0, []
         for path in sorted(folder.rglob("*.md")):
             stem = path.parent.name if path.stem.upper() in ("SKILL", "README") else path.stem
             name = stem if source == "project" else f"{source}/{stem}"
@@ -115,7 +96,8 @@ class SkillLibrary:
             except (ValueError, UnicodeDecodeError) as e:
                 skipped.append(f"{path}: {e}")
                 continue
-            digest = content_hash(skill.body)
+            parsed.append(skill)
+            digest = content_hash(skill.text)
             if stored.get(skill.name) == digest:
                 unchanged += 1
             else:
@@ -134,7 +116,14 @@ class SkillLibrary:
                 "path": skill.path,
                 "content_hash": digest,
             }
-            self.harness.backend.upsert_indexed("skillbox", skill.name, fields, vector)
+            backend.upsert_indexed("skillbox", skill.name, fields, vector)
+        for skill in parsed:
+            backend.skill_graph.replace_links(
+                skill.name,
+                [(g.tool, g.access) for g in skill.tools],
+                [(d, True) for d in skill.requires] + [(d, False) for d in skill.optional],
+                skill.parent,
+            )
         return {"added_or_changed": len(changed), "unchanged": unchanged, "skipped": skipped}
 
     # --- reading ------------------------------------------------------------------------------
@@ -165,13 +154,76 @@ class SkillLibrary:
             SkillNotFound: No such skill; the message lists close names.
         """
         rows = {r["name"]: r for r in self.harness.backend.indexed_rows("skillbox")}
-        key = _skill_name(str(name)) if str(name) not in rows else str(name)
-        if key not in rows:
-            close = difflib.get_close_matches(str(name), list(rows), n=3, cutoff=0.4)
-            hint = f" Did you mean: {', '.join(close)}?" if close else " Call list_skills first."
-            raise SkillNotFound(f"no skill named {name!r}.{hint}")
-        return rows[key]["body"]
+        return rows[self.find(name, rows)]["body"]
 
     def count(self) -> int:
         """How many skills are stored."""
         return len(self.harness.backend.indexed_rows("skillbox"))
+
+    # --- links --------------------------------------------------------------------------------
+    def resolve(self, name: str) -> Resolution:
+        """What loading ``name`` unlocks: its tools and, transitively, those of its REQUIRED
+        dependencies (one recursive SQL statement, ``backend.skill_graph.resolve``). Optional
+        dependencies are not followed; a cycle is reported in ``cycles`` (and walked once), a
+        dependency that is not stored in ``missing``.
+
+        Raises:
+            SkillNotFound: No such skill; the message lists close names.
+        """
+        rows = self.harness.backend.skill_graph.resolve(self.find(name))
+        found = Resolution(skill=rows[0]["skill"] if rows else str(name))
+        for row in rows:
+            skill = row["skill"]
+            if row["cycle"]:
+                found.cycles.append([s for s in row["path"].split("|") if s])
+                continue
+            if not row["known"]:
+                if skill not in found.missing:
+                    found.missing.append(skill)
+                continue
+            if skill not in found.skills:
+                found.skills.append(skill)
+            tool = row["tool_name"]
+            if tool is not None:
+                found.tools[tool] = strongest([found.tools.get(tool), row["access_level"]])
+                found.via.setdefault(tool, skill)
+        return found
+
+    def links(self) -> list[dict]:
+        """Every skill -> tool link: skill_name, tool_name, access_level."""
+        return self.harness.backend.skill_graph.links()
+
+    def dependencies(self) -> list[dict]:
+        """Every dependency: skill_name, depends_on, required."""
+        return self.harness.backend.skill_graph.dependencies()
+
+    def unlockers(self, tool: str, among: list[str] | None = None) -> list[str]:
+        """The skills that map ``tool`` directly (only those in ``among`` when given)."""
+        names = sorted({r["skill_name"] for r in self.links() if r["tool_name"] == tool})
+        return [n for n in names if among is None or n in among]
+
+    def tree(self) -> dict[str | None, list[str]]:
+        """Skills by parent (``None``: top-level), each list sorted by name."""
+        grouped: dict[str | None, list[str]] = {}
+        for name, parent in self.harness.backend.skill_graph.parents().items():
+            grouped.setdefault(parent, []).append(name)
+        return {k: sorted(v) for k, v in grouped.items()}
+
+    def find(self, name: str, rows: dict | None = None) -> str:
+        """The stored name of a skill as a person or model wrote it (``Customs hold
+        investigation`` -> ``customs-hold-investigation``).
+
+        Raises:
+            SkillNotFound: No such skill; the message lists close names.
+        """
+        rows = (
+            rows
+            if rows is not None
+            else {r["name"]: r for r in self.harness.backend.indexed_rows("skillbox")}
+        )
+        key = str(name) if str(name) in rows else skill_name(str(name))
+        if key not in rows:
+            close = difflib.get_close_matches(str(name), list(rows), n=3, cutoff=0.4)
+            hint = f" Did you mean: {', '.join(close)}?" if close else " Call list_skills first."
+            raise SkillNotFound(f"no skill named {name!r}.{hint}")
+        return key

@@ -86,8 +86,20 @@ def test_schema_from_signature_and_google_docstring():
         "description": "Name of the ship, continued on the next line.",
     }
     assert props["limit"]["type"] == "integer" and props["limit"]["default"] == 5
-    assert {"type": "null"} in props["region"]["anyOf"]
-    assert {"type": "array", "items": {"type": "string"}} in props["tags"]["anyOf"]
+    # Optional (default None) arguments are sent as their type alone, left out of required:
+    # fewer tokens, and omitting one means None.
+    assert props["region"] == {"type": "string", "description": "Ocean region."}
+    assert props["tags"] == {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "Labels to match.",
+    }
+    assert tool.validate({"ship": "x", "region": None}) == {
+        "ship": "x",
+        "limit": 5,
+        "region": None,
+        "tags": None,
+    }
     assert "title" not in json.dumps(params)
 
 

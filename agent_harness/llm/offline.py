@@ -33,6 +33,13 @@ from agent_harness.llm.scenarios import (
     ToolResult,
     find_scenario,
 )
+from agent_harness.llm.skill_choice import (
+    DISCLOSURE_ID,
+    is_disclosure,
+    loaded_skills,
+    read_manifest,
+    skill_for,
+)
 
 __all__ = ["MODEL_NAME", "OfflineModel", "start_offline_model"]
 
@@ -207,11 +214,13 @@ def _question(message: dict[str, Any]) -> str:
     return labelled[-1].strip().split("\n\n")[0].strip() if len(labelled) > 1 else text.strip()
 
 
-def _call_id(scenario: str, step: int, index: int, messages: list[Any]) -> str:
+def _call_id(
+    scenario: str, step: int, index: int, messages: list[Any], prefix: str = "call_"
+) -> str:
     users = [_text(m.get("content")) for m in messages if m.get("role") == "user"]
     # The user-turn count keeps ids unique when a conversation asks the same question twice.
     key = f"{scenario}|{len(users)}|{step}|{index}|{users[0] if users else ''}"
-    return "call_" + hashlib.sha256(key.encode()).hexdigest()[:20]
+    return prefix + hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
 def _offered_tools(body: dict[str, Any]) -> set[str]:
@@ -258,25 +267,40 @@ def _plan_step(
     step: int,
     ctx: StepContext,
     offered: set[str],
-) -> list[tuple[str, dict[str, Any]]]:
-    """The (tool, arguments) pairs to call next; empty means "write the final answer"."""
+    skills: dict | None = None,
+) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+    """The (tool, arguments) pairs to call next, and whether they are a disclosure round
+    (``load_skill`` calls that unlock the scripted tools); empty means "write the final answer".
+    ``skills`` holds the manifest (``read_manifest``) and the skills already loaded."""
     if scenario is None:
         planned = [ToolCall("search_knowledge", {"query": QUESTION, "k": 5})] if step == 0 else []
     else:
         planned = scenario.steps[step] if step < len(scenario.steps) else []
+    manifest, loaded = (skills or {}).get("manifest", {}), (skills or {}).get("loaded", set())
+    can_load = "load_skill" in offered and bool(manifest)
     calls: list[tuple[str, dict[str, Any]]] = []
+    unlock: list[str] = []
     for call in planned:
+        if call.name == "list_skills" and "list_skills" not in offered and manifest:
+            continue  # the manifest in the prompt already lists the skills
         arguments = call.arguments_for(ctx)
         if arguments is None:
             continue
+        needed = skill_for(call.name, manifest, loaded) if can_load else None
         if call.name in offered:
             calls.append((call.name, arguments))
+        elif needed:
+            unlock.append(needed)
         elif call.fallback and call.fallback in offered:
             calls.append((call.fallback, arguments))
+        elif call.fallback and can_load and skill_for(call.fallback, manifest, loaded):
+            unlock.append(skill_for(call.fallback, manifest, loaded))
         elif "search_knowledge" in offered and ctx.latest("search_knowledge") is None:
             # The scripted tool is not available this turn: look the question up instead.
             calls.append(("search_knowledge", {"query": ctx.question, "k": 5}))
-    return list({json.dumps(call, sort_keys=True): call for call in calls}.values())
+    if unlock:
+        return [("load_skill", {"name": name}) for name in dict.fromkeys(unlock)], True
+    return list({json.dumps(call, sort_keys=True): call for call in calls}.values()), False
 
 
 def _excerpt(text: str) -> str:
@@ -306,21 +330,38 @@ def _replay(body: dict[str, Any]) -> tuple[str | None, list[tuple[str, str, str]
     """Play the next scripted step: (answer text, []) or (None, [(id, name, arguments)])."""
     messages = body["messages"]
     question, rounds = _conversation(messages)
-    step = len(rounds)
     if question is None:
         return f"{ANSWER_PREFIX} There is no user message to answer.", []
+    # Skill loads the model made to unlock tools are not steps of the script.
+    step = sum(1 for r in rounds if not is_disclosure([c.call_id for c in r]))
     found = find_scenario(question)
     scenario, groups = found if found is not None else (None, {})
     results = [result for round_ in rounds for result in round_]
-    ctx = StepContext(question, groups, tuple(results), tuple(rounds[-1] if rounds else ()))
+    manifest = read_manifest(messages)
     offered = _offered_tools(body)
+    if scenario is not None and manifest and "list_skills" not in offered:
+        # The manifest in the prompt lists the skills: skip the script's list_skills steps.
+        skip = 0
+        while skip < len(scenario.steps) and {c.name for c in scenario.steps[skip]} == {
+            "list_skills"
+        }:
+            skip += 1
+        step += skip
+    ctx = StepContext(
+        question, groups, tuple(results), tuple(rounds[-1] if rounds else ()), manifest
+    )
+    skills = {"manifest": manifest, "loaded": loaded_skills(messages)}
     # No tools (or tool_choice "none") is how the agent loop asks for its forced final answer.
-    planned = _plan_step(scenario, step, ctx, offered) if offered else []
+    planned, disclosure = _plan_step(scenario, step, ctx, offered, skills) if offered else ([], 0)
     if not planned:
         return _final_answer(scenario, results), []
     name = scenario.name if scenario is not None else "unknown"
     return None, [
-        (_call_id(name, step, index, messages), tool, json.dumps(arguments))
+        (
+            _call_id(name, step, index, messages, DISCLOSURE_ID if disclosure else "call_"),
+            tool,
+            json.dumps(arguments),
+        )
         for index, (tool, arguments) in enumerate(planned)
     ]
 

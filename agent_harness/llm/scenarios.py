@@ -77,12 +77,15 @@ class StepContext:
         groups: Named groups of the scenario's regex (empty for keyword scenarios).
         results: Every tool result since the question, oldest first.
         previous: The tool results of the latest round only.
+        manifest: The skills in the system prompt (name -> description and unlocked tools),
+            when the turn runs as an agent.
     """
 
     question: str
     groups: Mapping[str, str] = field(default_factory=dict)
     results: tuple[ToolResult, ...] = ()
     previous: tuple[ToolResult, ...] = ()
+    manifest: Mapping[str, Mapping] = field(default_factory=dict)
 
     def latest(self, name: str) -> ToolResult | None:
         """Return the most recent result of the tool ``name``, or None if it was not called."""
@@ -243,6 +246,12 @@ def _first_name(value: Any) -> str | None:
 
 def _load_first_skill(ctx: StepContext) -> dict[str, Any] | None:
     listed = ctx.latest("list_skills")
+    if listed is None and ctx.manifest:
+        # No list_skills call: the manifest in the prompt lists the skills; take the one whose
+        # name shares most words with the topic (the first listed on a tie).
+        topic = set(re.findall(r"[a-z]+", (ctx.groups.get("topic") or ctx.question).lower()))
+        best = max(ctx.manifest, key=lambda n: len(topic & set(n.split("-"))))
+        return {"name": best}
     if listed is None:
         return None
     try:

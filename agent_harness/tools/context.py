@@ -11,19 +11,27 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["current", "using"]
+__all__ = ["current", "current_agent", "using"]
 
 _CURRENT: ContextVar = ContextVar("agent_harness_current", default=None)
+_AGENT: ContextVar = ContextVar("agent_harness_agent", default=None)
 
 
 @contextmanager
-def using(harness) -> Iterator[None]:
-    """Make ``harness`` the current one inside the ``with`` block."""
+def using(harness, agent: str | None = None) -> Iterator[None]:
+    """Make ``harness`` (and the agent running the call, if any) current inside the block."""
     token = _CURRENT.set(harness)
+    agent_token = _AGENT.set(agent)
     try:
         yield
     finally:
+        _AGENT.reset(agent_token)
         _CURRENT.reset(token)
+
+
+def current_agent() -> str | None:
+    """The name of the agent whose turn made the running call (None: no agent)."""
+    return _AGENT.get()
 
 
 def current():

@@ -10,7 +10,7 @@ from typing import Literal
 from agent_harness.backends.base import BackendError
 from agent_harness.sandbox import run_js
 from agent_harness.skills import SkillNotFound
-from agent_harness.tools.context import current
+from agent_harness.tools.context import current, current_agent
 from agent_harness.tools.registry import ToolError, register
 
 __all__ = [
@@ -44,15 +44,12 @@ def sql_result(result) -> dict:
 
 @register(category="core")
 def run_sql(sql: str, max_rows: int = 50) -> dict:
-    """Run ONE read-only SQL query (SELECT or WITH ... SELECT) on the SUPPLYCHAIN data.
-
-    Tables are supplychain.<table> (carriers, ports, vessels, voyages, vessel_positions,
-    containers, cargo_items). Returns {"columns", "rows", "row_count", "truncated"} or
-    {"error"}. Writes, DDL and several statements are refused.
+    """Run ONE read-only SELECT (or WITH ... SELECT) on supplychain.<table>: carriers, ports,
+    vessels, voyages, vessel_positions, containers, cargo_items.
 
     Args:
-        sql: One SELECT statement. Use explicit columns and join on the documented keys.
-        max_rows: Most rows to return (1-1000); the result says when it was truncated.
+        sql: One SELECT with explicit columns, joined on the documented keys.
+        max_rows: Most rows to return (1-1000).
     """
     max_rows = max(1, min(int(max_rows), MAX_SQL_ROWS))
     try:
@@ -69,16 +66,14 @@ def search_knowledge(
     kinds: list[str] | None = None,
     mode: Literal["hybrid", "vector", "keyword"] = "hybrid",
 ) -> list[dict]:
-    """Search long-term memory: table/column/relationship facts, notes, past episodes.
-
-    Use it before writing SQL to learn what tables and columns mean (units, allowed values).
+    """Search long-term memory (table and column facts, notes, past episodes) for what the
+    data means before writing SQL.
 
     Args:
         query: What to look for, in plain words.
         k: How many results (1-20).
-        kinds: Only these kinds, e.g. ["table", "column"]; stored tool outputs are left out
-            unless "tool_output" is asked for.
-        mode: hybrid (default, meaning + words), vector (meaning) or keyword (exact words).
+        kinds: Only these kinds, e.g. ["table", "column"].
+        mode: hybrid (meaning + words), vector or keyword.
     """
     k = max(1, min(int(k), 20))
     memory = current().memory
@@ -132,13 +127,22 @@ def exec_js(code: str, timeout_ms: int = 1000) -> dict:
 
 @register(category="skills")
 def load_skill(name: str) -> str:
-    """Load a skill (a playbook with steps and SQL examples) by its name from the manifest.
+    """Load a skill by its name from the manifest: its playbook (steps, SQL examples).
 
     Args:
         name: The skill's name, e.g. "delayed-voyage-triage".
     """
+    harness = current()
     try:
-        return current().skills.load(name)
+        agent = current_agent()
+        if agent is not None:  # an agent may load only the skills it was given
+            mine = harness.agents.get(agent).skill_names()
+            if harness.skills.find(name) not in mine:
+                raise ToolError(
+                    f"skill {name!r} is not one of agent {agent!r}'s skills; load one of the"
+                    f" manifest: {', '.join(mine)}"
+                )
+        return harness.skills.load(name)
     except SkillNotFound as e:
         raise ToolError(str(e)) from e
 

@@ -27,6 +27,8 @@ from typing import Any
 
 import pydantic
 
+from agent_harness.access import ACCESS_LEVELS, allows
+
 __all__ = [
     "register",
     "Tool",
@@ -36,6 +38,7 @@ __all__ = [
     "DEFAULT_CATEGORY",
     "DEFAULT_TIMEOUT_S",
     "ACCESS_LEVELS",
+    "allows",
     "parse_docstring",
 ]
 
@@ -43,8 +46,6 @@ DEFAULT_CATEGORY = "general"
 #: A tool call longer than this is answered with a ``timeout`` error.
 DEFAULT_TIMEOUT_S = 30.0
 _CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
-#: Access levels, weakest first: a grant of one level allows the tools of the levels before it.
-ACCESS_LEVELS = ("read", "write", "execute")
 
 
 class ToolError(Exception):
@@ -96,10 +97,26 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     return re.sub(r"\s*\n\s*", " ", text), args
 
 
+_NULL = {"type": "null"}
+
+
 def _clean_schema(node: Any) -> Any:
-    """Drop pydantic's titles; keep the schema small, as every token is sent to the model."""
+    """Keep the schema small, as every token is sent to the model: drop pydantic's titles, and
+    write an optional argument (``x: list[str] | None = None``) as its type alone: it is left
+    out of ``required``, so the model may omit it, and omitting it means None."""
     if isinstance(node, dict):
-        return {k: _clean_schema(v) for k, v in node.items() if k != "title"}
+        node = {k: _clean_schema(v) for k, v in node.items() if k != "title"}
+        options = node.get("anyOf")
+        if (
+            isinstance(options, list)
+            and len(options) == 2
+            and _NULL in options
+            and node.get("default", ...) is None
+        ):
+            (kept,) = [o for o in options if o != _NULL]
+            rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+            node = {**kept, **rest}
+        return node
     if isinstance(node, list):
         return [_clean_schema(v) for v in node]
     return node

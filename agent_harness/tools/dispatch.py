@@ -2,9 +2,10 @@
 
 Every call of a tool goes through :func:`dispatch` (``h.tools.call`` and the agent loop alike):
 
-1. refusals before the tool runs: an unknown tool, a tool not offered in this turn, arguments
-   that are not JSON or do not validate, a hook that refuses (the circuit breaker of an open
-   tool); the result's ``success`` is ``None`` (the tool never ran);
+1. refusals before the tool runs: an unknown tool, a tool not offered in this turn (the error
+   names the skill that would unlock it), a tool the agent's skills grant too little access to,
+   arguments that are not JSON or do not validate, a hook that refuses (the circuit breaker of
+   an open tool); the result's ``success`` is ``None`` (the tool never ran);
 2. the tool runs in a worker thread with its ``timeout_s``; ``success`` is True, or False when
    it raised (``ToolError`` or any exception) or timed out;
 3. every hook's ``after_call`` sees the :class:`ToolResult` (telemetry writes its row, the
@@ -24,6 +25,7 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -32,7 +34,7 @@ import pydantic
 from agent_harness.backends.roles import utc_now
 from agent_harness.observability import tool_span
 from agent_harness.tools import context
-from agent_harness.tools.definition import Tool, ToolError
+from agent_harness.tools.definition import Tool, ToolError, allows
 from agent_harness.values import dumps
 
 __all__ = [
@@ -48,7 +50,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: error_type values of calls refused before the tool ran (their ``success`` is None).
-REFUSALS = ("unknown_tool", "not_offered", "invalid_arguments", "circuit_open")
+REFUSALS = ("unknown_tool", "not_offered", "access_denied", "invalid_arguments", "circuit_open")
 
 
 def new_call_id() -> str:
@@ -67,6 +69,11 @@ class ToolCall:
         thread_id: The conversation (OpenTelemetry's ``gen_ai.conversation.id``).
         turn_id: The agent turn that made the call, if any.
         offered: The tool names offered in this turn; None means any registered tool.
+        unlocked_by: Tool -> the skills that would unlock it (named when a tool that was not
+            offered is called).
+        grants: Tool -> the access the agent's skills grant it; None: no agent, no check.
+            A ``write`` or ``execute`` tool runs only with a grant at least as strong.
+        agent: The agent making the call (tools can read it: ``context.current_agent()``).
     """
 
     name: str
@@ -75,6 +82,9 @@ class ToolCall:
     thread_id: str | None = None
     turn_id: str | None = None
     offered: frozenset[str] | None = None
+    unlocked_by: Mapping[str, Sequence[str]] | None = None
+    grants: Mapping[str, str] | None = None
+    agent: str | None = None
 
 
 @dataclass
@@ -182,14 +192,14 @@ class _TimedOut(Exception):
     """The tool did not answer within its ``timeout_s``."""
 
 
-def _run_with_timeout(tool: Tool, kwargs: dict, harness) -> tuple[bool, Any]:
+def _run_with_timeout(tool: Tool, kwargs: dict, harness, agent=None) -> tuple[bool, Any]:
     """Run the tool in a worker thread; (True, value) or (False, exception)."""
     outcome: list = []
     ctx = contextvars.copy_context()
 
     def work() -> None:
         try:
-            with context.using(harness):
+            with context.using(harness, agent):
                 outcome.append((True, tool.function(**kwargs)))
         except BaseException as e:  # reported to the caller below
             outcome.append((False, e))
@@ -245,10 +255,25 @@ def _execute(tools, tool, call: ToolCall, harness, hooks, failures) -> ToolResul
         names = ", ".join(sorted(tools))
         return refuse("unknown_tool", f"unknown tool {call.name!r}. Available tools: {names}")
     if call.offered is not None and call.name not in call.offered:
+        skills = list((call.unlocked_by or {}).get(call.name) or [])
+        unlock = (
+            f"; load_skill({skills[0]!r}) unlocks it"
+            + (f" (so do: {', '.join(skills[1:])})" if len(skills) > 1 else "")
+            if skills
+            else ""
+        )
         return refuse(
             "not_offered",
-            f"tool {call.name!r} is not available in this turn; use one of: "
+            f"tool {call.name!r} is not available in this turn{unlock}; available now: "
             f"{', '.join(sorted(call.offered))}",
+        )
+    if call.grants is not None and not allows(call.grants.get(call.name), tool.access_level):
+        have = call.grants.get(call.name)
+        return refuse(
+            "access_denied",
+            f"tool {call.name!r} needs {tool.access_level} access and this agent's skills grant "
+            f"{have + ' access' if have else 'none'} to it; answer without it, or ask for an "
+            "agent whose skills grant it",
         )
     try:
         kwargs = _parse_arguments(tool, call.arguments)
@@ -262,7 +287,7 @@ def _execute(tools, tool, call: ToolCall, harness, hooks, failures) -> ToolResul
             continue
         if refusal:
             return refuse("circuit_open", refusal)
-    ran, value = _run_with_timeout(tool, kwargs, harness)
+    ran, value = _run_with_timeout(tool, kwargs, harness, call.agent)
     if ran:
         output = value if isinstance(value, str) else dumps(value)
         return ToolResult(call, output, True, category=tool.category)

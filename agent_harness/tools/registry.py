@@ -439,6 +439,9 @@ class ToolRegistry:
         thread_id: str | None = None,
         turn_id: str | None = None,
         offered=None,
+        unlocked_by=None,
+        grants=None,
+        agent: str | None = None,
     ) -> ToolResult:
         """Like :meth:`call`, returning the typed :class:`ToolResult` (output, success,
         error_type, duration_ms, telemetry_id, ...).
@@ -450,6 +453,10 @@ class ToolRegistry:
             thread_id: The conversation, recorded with the call.
             turn_id: The agent turn, recorded with the call.
             offered: The names offered in this turn: any other tool is refused.
+            unlocked_by: Tool -> skills that unlock it (named when a tool not offered is
+                called).
+            grants: Tool -> access the agent's skills grant (None: no access check).
+            agent: The agent making the call.
         """
         call = ToolCall(
             name=name,
@@ -457,6 +464,9 @@ class ToolRegistry:
             thread_id=thread_id,
             turn_id=turn_id,
             offered=frozenset(offered) if offered is not None else None,
+            unlocked_by=unlocked_by,
+            grants=grants,
+            agent=agent,
         )
         if call_id:
             call.call_id = call_id

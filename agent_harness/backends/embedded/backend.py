@@ -22,6 +22,7 @@ from agent_harness.backends.base import Backend
 from agent_harness.backends.embedded.boxes import Boxes
 from agent_harness.backends.embedded.connection import PlainSQL, open_harness_connection
 from agent_harness.backends.embedded.definitions import EmbeddedToolDefinitions
+from agent_harness.backends.embedded.disclosure import EmbeddedAgents, EmbeddedSkillGraph
 from agent_harness.backends.embedded.memory import MemoryTables
 from agent_harness.backends.embedded.migrations import MigrationSteps
 from agent_harness.backends.embedded.provenance import EmbeddedProvenance
@@ -59,6 +60,8 @@ class EmbeddedBackend(MigrationSteps, PlainSQL, SupplyChainTables, MemoryTables,
         self.tool_ranking = EmbeddedToolRanking(self)
         self.provenance = EmbeddedProvenance(self)
         self.tool_definitions = EmbeddedToolDefinitions(self)
+        self.skill_graph = EmbeddedSkillGraph(self)
+        self.agents = EmbeddedAgents(self)
 
     def describe(self) -> str:
         return f"embedded SQLite {apsw.sqlite_lib_version()} + sqlite-vec in {self.data_dir}"

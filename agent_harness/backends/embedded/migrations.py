@@ -228,6 +228,49 @@ MIGRATIONS = Migrations(
                     PRIMARY KEY (tool_name, name))""",
             ],
         ),
+        Migration(
+            "m010_create_agents_and_skill_links",
+            [
+                # A skill's parent groups it in the manifest (not followed for unlocking).
+                "ALTER TABLE skillbox ADD COLUMN parent_skill TEXT",
+                # What loading a skill unlocks, and the access it grants to each tool. No
+                # foreign key to toolbox: a skill may name a tool defined later (reported).
+                """CREATE TABLE skill_tools (
+                    skill_name TEXT NOT NULL REFERENCES skillbox (name) ON DELETE CASCADE,
+                    tool_name TEXT NOT NULL,
+                    access_level TEXT NOT NULL DEFAULT 'read'
+                        CHECK (access_level IN ('read', 'write', 'execute')),
+                    PRIMARY KEY (skill_name, tool_name))""",
+                "CREATE INDEX skill_tools_tool ON skill_tools (tool_name)",
+                """CREATE TABLE skill_dependencies (
+                    skill_name TEXT NOT NULL REFERENCES skillbox (name) ON DELETE CASCADE,
+                    depends_on TEXT NOT NULL,
+                    required INTEGER NOT NULL DEFAULT 1 CHECK (required IN (0, 1)),
+                    PRIMARY KEY (skill_name, depends_on))""",
+                f"""CREATE TABLE agents (
+                    name TEXT PRIMARY KEY,
+                    description TEXT NOT NULL,
+                    system_prompt TEXT NOT NULL,
+                    source TEXT,
+                    content_hash TEXT,
+                    updated_at TEXT NOT NULL DEFAULT ({NOW}))""",
+                """CREATE TABLE agent_skills (
+                    agent_name TEXT NOT NULL REFERENCES agents (name) ON DELETE CASCADE,
+                    skill_name TEXT NOT NULL REFERENCES skillbox (name) ON DELETE CASCADE,
+                    priority INTEGER NOT NULL DEFAULT 0,
+                    sequence INTEGER NOT NULL DEFAULT 0,
+                    config TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(config)),
+                    PRIMARY KEY (agent_name, skill_name))""",
+                # Skills loaded in a conversation: their tools stay unlocked for the thread.
+                f"""CREATE TABLE thread_skills (
+                    thread_id TEXT NOT NULL,
+                    agent_name TEXT NOT NULL,
+                    skill_name TEXT NOT NULL,
+                    turn_id TEXT,
+                    loaded_at TEXT NOT NULL DEFAULT ({NOW}),
+                    PRIMARY KEY (thread_id, agent_name, skill_name))""",
+            ],
+        ),
     ],
 )
 

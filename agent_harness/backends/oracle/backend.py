@@ -17,6 +17,7 @@ from agent_harness.backends.base import Backend, BackendError
 from agent_harness.backends.oracle.boxes import Boxes
 from agent_harness.backends.oracle.connection import PlainSQL, connect_user
 from agent_harness.backends.oracle.definitions import OracleToolDefinitions
+from agent_harness.backends.oracle.disclosure import OracleAgents, OracleSkillGraph
 from agent_harness.backends.oracle.doctor import DoctorChecks
 from agent_harness.backends.oracle.embeddings import (
     MODEL_NAME,
@@ -86,6 +87,8 @@ class OracleBackend(
         self.breakers = OracleBreakers(self)
         self.tool_ranking = OracleToolRanking(self)
         self.provenance = OracleProvenance(self)
+        self.skill_graph = OracleSkillGraph(self)
+        self.agents = OracleAgents(self)
 
     def describe(self) -> str:
         mode = self._embedding_mode()

@@ -13,6 +13,7 @@ import oracledb
 
 from agent_harness.backends.base import BackendError
 from agent_harness.backends.migrations import Migration, Migrations
+from agent_harness.backends.oracle.disclosure_migrations import DISCLOSURE_MIGRATIONS
 from agent_harness.backends.oracle.errors import first_line, hint
 from agent_harness.backends.oracle.registry_migrations import REGISTRY_MIGRATIONS
 from agent_harness.backends.oracle.steps import Step
@@ -163,6 +164,7 @@ MIGRATIONS = Migrations(
             ],
         ),
         *REGISTRY_MIGRATIONS,
+        *DISCLOSURE_MIGRATIONS,
     ],
 )
 
@@ -174,6 +176,9 @@ EXISTS_SQL = {
     "stoplist": "SELECT COUNT(*) FROM ctx_stoplists WHERE spl_owner = USER AND spl_name = :name",
     # Database Reference 26: USER_PROPERTY_GRAPHS (GRAPH_NAME)
     "property graph": "SELECT COUNT(*) FROM user_property_graphs WHERE graph_name = :name",
+    # a column, named TABLE.COLUMN (Database Reference: USER_TAB_COLUMNS)
+    "column": "SELECT COUNT(*) FROM user_tab_columns"
+    " WHERE table_name || '.' || column_name = :name",
 }
 
 LEDGER_DDL = (
