@@ -14,7 +14,8 @@ attendee to write, cut into small steps (as smolagents does) that call **turn ho
 4. :func:`run_tool_calls`: each call dispatched through ``h.tools.call_detailed`` (a tool not
    offered, an unknown tool, invalid arguments, a failing or open tool all become error
    observations; our own bugs still raise); outputs over 600 characters are stored whole and
-   shown as a preview plus a ``fetch_tool_output`` handle (a fetched output is never cut again)
+   shown as a preview plus a ``fetch_tool_output`` handle (a fetched output and a loaded
+   skill's playbook, which the model must read whole, are never cut)
    -> ``on_tool_call``; then the strategy may append tools (a loaded skill unlocks its tools)
    -> ``on_tools_unlocked``;
 5. at most ``max_iterations`` tool rounds within ``budget_seconds``, then one request WITHOUT
@@ -56,6 +57,8 @@ SYSTEM_PROMPT = (
     "(never dollars). When a skill in the manifest fits, load it with load_skill first. Answer "
     "briefly and say which tools you used."
 )
+#: Outputs shown whole: a fetched output, and a playbook (the model must read all of it).
+NEVER_OFFLOADED = ("fetch_tool_output", "load_skill")
 FORCE_FINAL = (
     "Stop calling tools now. Give your best final answer from what the tools returned so far, "
     "and say what is still unknown."
@@ -200,7 +203,7 @@ def run_tool_calls(
             **rules,
         )
         record = ToolCallRecord(call.id, name, arguments, result, shown=result.output)
-        if offload and name != "fetch_tool_output" and result.output_chars > PREVIEW_CHARS:
+        if offload and name not in NEVER_OFFLOADED and result.output_chars > PREVIEW_CHARS:
             record.memory_id = harness.offload.log(
                 turn.thread_id, call.id, name, arguments, result.output
             )
