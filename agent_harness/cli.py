@@ -230,13 +230,20 @@ def ooda(dry_run: bool, as_json: bool, show_all: bool) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address (--http).")
 @click.option("--port", default=8765, show_default=True, help="TCP port (--http).")
 @click.option("--tools", default=None, help="Comma-separated tool names to list (default: all).")
-def mcp(use_http: bool, host: str, port: int, tools: str | None) -> None:
+@click.option(
+    "--agent",
+    default=None,
+    help="Serve as this agent: its always-on tools first; load_skill unlocks the rest.",
+)
+def mcp(use_http: bool, host: str, port: int, tools: str | None, agent: str | None) -> None:
     """Serve the harness's tools over MCP (stdio by default; --http for loopback HTTP).
 
     Any MCP client (Claude Desktop, VS Code, the MCP inspector) lists and calls the same tools
     the agent uses, through the same registry: validated arguments, telemetry, the circuit
     breaker (open tools are not listed). The server declares tools.listChanged and tells its
     clients when the tool set changes. With --http the endpoint is http://HOST:PORT/mcp.
+    With --agent the client sees progressive disclosure: the agent's always-on tools, then
+    what each skill it loads unlocks (a list_changed each time).
     """
     from agent_harness.mcp.server import serve_http, serve_stdio
 
@@ -246,10 +253,10 @@ def mcp(use_http: bool, host: str, port: int, tools: str | None) -> None:
     try:
         if use_http:
             click.echo(f"MCP (streamable HTTP) at http://{host}:{port}/mcp; Ctrl+C stops", err=True)
-            serve_http(h, host=host, port=port, only=only)
+            serve_http(h, host=host, port=port, only=only, agent=agent)
         else:
-            serve_stdio(h, only=only)
-    except ValueError as e:
+            serve_stdio(h, only=only, agent=agent)
+    except (ValueError, KeyError) as e:
         raise click.ClickException(str(e)) from e
     finally:
         h.close()

@@ -271,3 +271,107 @@ def test_only_loopback_is_served_or_used(h):
             {"type": "object", "properties": {}},
             {"type": "mcp", "server": "http://example.com/mcp", "tool": "x"},
         )
+
+
+# --- serving as an agent: progressive disclosure over MCP -----------------------------------
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_as_an_agent_a_loaded_skill_unlocks_tools_and_says_so(h, mode):
+    """`workshop mcp --agent`: the always-on set first; load_skill unlocks the skill's tools
+    (appended), the client is told (list_changed), and a locked tool names its skill."""
+    toolset = McpToolSet(h, agent="supplychain-analyst")
+    server = HarnessMcpServer(toolset)
+    seen = []
+
+    async def on_message(message):
+        root = getattr(message, "root", message)
+        if isinstance(root, types.ToolListChangedNotification):
+            seen.append("notification")
+
+    async def go():
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(server.notify_changes)
+            async with Client(server, mode=mode, message_handler=on_message) as client:
+                first = [t.name for t in (await client.list_tools()).tools]
+                locked = await client.call_tool("vessel_position", {"vessel": "EVER GIVEN"})
+                loaded = await client.call_tool("load_skill", {"name": "vessel-location-and-eta"})
+                with anyio.fail_after(10):
+                    while not seen and mode == "legacy":
+                        await anyio.sleep(0.05)
+                if mode != "legacy":
+                    seen.append("listed")  # the modern era polls: the list below shows it
+                after = [t.name for t in (await client.list_tools()).tools]
+                position = await client.call_tool("vessel_position", {"vessel": "EVER GIVEN"})
+            tasks.cancel_scope.cancel()
+        return first, locked, loaded, after, position
+
+    first, locked, loaded, after, position = run(go)
+    assert first == ["load_skill", "search_knowledge", "run_sql"]
+    assert locked.is_error and "load_skill('vessel-location-and-eta')" in locked.content[0].text
+    assert "[tools unlocked: ais_live_position, eta_estimate, vessel_position]" in (
+        loaded.content[0].text
+    )
+    assert after == first + ["ais_live_position", "eta_estimate", "vessel_position"]
+    assert not position.is_error and seen
+    assert "vessel-location-and-eta" in server.instructions  # the manifest reaches the client
+
+
+def test_as_an_agent_list_changed_is_an_event_on_modern_streams(h):
+    toolset = McpToolSet(h, agent="supplychain-analyst")
+    server = HarnessMcpServer(toolset)
+    events = []
+
+    async def go():
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(server.notify_changes)
+            async with Client(server) as client:
+                async with client.listen(tools_list_changed=True) as subscription:
+                    await client.call_tool("load_skill", {"name": "cargo-valuation"})
+                    with anyio.fail_after(10):
+                        async for event in subscription:
+                            events.append(type(event).__name__)
+                            break
+            tasks.cancel_scope.cancel()
+
+    run(go)
+    assert events == ["ToolsListChanged"]
+
+
+def test_as_an_agent_nothing_locked_runs_and_access_holds(h):
+    """Zero leaks through MCP: every tool the agent was not given is refused unrun; a
+    read-only agent's skill lists no write tool, and calling one is refused too."""
+    server = HarnessMcpServer(McpToolSet(h, agent="supplychain-viewer"))
+    locked = [n for n in h.tools.names() if n not in ("load_skill", "search_knowledge", "run_sql")]
+    last_id = max((r["id"] for r in h.tools.telemetry(limit=100000)), default=0)
+
+    async def go():
+        async with Client(server) as client:
+            refused = [await client.call_tool(n, {}) for n in locked]
+            await client.call_tool("load_skill", {"name": "schema-discovery"})
+            listed = [t.name for t in (await client.list_tools()).tools]
+            return refused, listed, await client.call_tool("remember", {"content": "x"})
+
+    refused, listed, remember = run(go)
+    assert all(r.is_error for r in refused)
+    assert "remember" not in listed and "scan_database" not in listed
+    assert remember.is_error
+    ran = [r for r in h.tools.telemetry(after_id=last_id) if r["success"] is not None]
+    assert [r["gen_ai_tool_name"] for r in ran] == ["load_skill"]
+
+
+def test_tools_and_agent_are_exclusive_and_unknown_agents_named(h):
+    with pytest.raises(ValueError, match="--tools or --agent"):
+        McpToolSet(h, only=["run_sql"], agent="supplychain-analyst")
+    with pytest.raises(KeyError, match="supplychain-analyst"):
+        McpToolSet(h, agent="nobody")
+
+
+def test_workshop_mcp_names_an_unknown_agent(h, monkeypatch):
+    from click.testing import CliRunner
+
+    from agent_harness.cli import cli
+
+    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(h.backend.data_dir))
+    result = CliRunner().invoke(cli, ["mcp", "--agent", "nobody"])
+    assert result.exit_code != 0 and "no agent named 'nobody'" in result.output

@@ -50,6 +50,11 @@ class HarnessMcpServer(Server):
 
     def __init__(self, toolset: McpToolSet, name: str = "agent-harness") -> None:
         self.toolset = toolset
+        instructions = _INSTRUCTIONS
+        if toolset.agent is not None:  # the agent's prompt and skill manifest, as in the loop
+            from agent_harness.agent import agent_system_prompt
+
+            instructions = agent_system_prompt(toolset.harness, toolset.agent)
         self.bus = InMemorySubscriptionBus()
         self._handshake_sessions: set = set()
         self._dirty = threading.Event()
@@ -57,7 +62,7 @@ class HarnessMcpServer(Server):
         super().__init__(
             name,
             version="1",
-            instructions=_INSTRUCTIONS,
+            instructions=instructions,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(self.bus),
@@ -101,8 +106,8 @@ class HarnessMcpServer(Server):
                     self._handshake_sessions.discard(session)
 
 
-def _toolset(harness, only) -> McpToolSet:
-    return McpToolSet(harness, only=only)
+def _toolset(harness, only, agent=None) -> McpToolSet:
+    return McpToolSet(harness, only=only, agent=agent)
 
 
 async def _serve_stdio(server: HarnessMcpServer) -> None:
@@ -115,9 +120,9 @@ async def _serve_stdio(server: HarnessMcpServer) -> None:
         tasks.cancel_scope.cancel()
 
 
-def serve_stdio(harness, only=None) -> None:
+def serve_stdio(harness, only=None, agent=None) -> None:
     """Serve over stdin/stdout until the client closes the connection."""
-    server = HarnessMcpServer(_toolset(harness, only))
+    server = HarnessMcpServer(_toolset(harness, only, agent))
     anyio.run(_serve_stdio, server)  # the SDK points fd 1 at stderr meanwhile: stray prints
     # never reach the wire
 
@@ -142,7 +147,9 @@ async def _when_started(web, ready) -> None:
     ready(stop=lambda: setattr(web, "should_exit", True))
 
 
-def serve_http(harness, host: str = "127.0.0.1", port: int = 8765, only=None, ready=None):
+def serve_http(
+    harness, host: str = "127.0.0.1", port: int = 8765, only=None, ready=None, agent=None
+):
     """Serve streamable HTTP at ``http://{host}:{port}/mcp`` (loopback only) until stopped.
 
     Args:
@@ -150,6 +157,7 @@ def serve_http(harness, host: str = "127.0.0.1", port: int = 8765, only=None, re
         host: A loopback address (see :data:`LOOPBACK`); anything else raises ValueError.
         port: The TCP port.
         only: Tool names to list (None: all).
+        agent: Serve as this agent: progressive disclosure (see :class:`McpToolSet`).
         ready: Called as ``ready(stop=...)`` once the server accepts connections; calling
             ``stop()`` (from any thread) shuts it down. Tests use it.
     """
@@ -158,6 +166,6 @@ def serve_http(harness, host: str = "127.0.0.1", port: int = 8765, only=None, re
             f"--host {host!r}: the MCP server binds loopback only ({', '.join(LOOPBACK)}); "
             "reach it from elsewhere through an SSH tunnel or your editor's port forwarding"
         )
-    server = HarnessMcpServer(_toolset(harness, only))
+    server = HarnessMcpServer(_toolset(harness, only, agent))
     anyio.run(_serve_http, server, host, port, ready)
     return server

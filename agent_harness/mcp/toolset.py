@@ -2,9 +2,14 @@
 
 The set is the registry's own: a tool is listed unless its breaker is open (an open tool is
 never offered, exactly as in the agent loop). ``only`` narrows it to a fixed list (``workshop
-mcp --tools a,b``), and :meth:`McpToolSet.unlock` adds tools to it while the server runs, the
-hook a skill that unlocks tools uses. Every change is announced to the listeners, which the
-server turns into ``notifications/tools/list_changed``.
+mcp --tools a,b``), and :meth:`McpToolSet.unlock` adds tools to it while the server runs.
+
+With an **agent** (``workshop mcp --agent supplychain-analyst``) the client gets progressive
+disclosure, as the agent loop's ``disclose`` strategy: at first only the always-on set
+(``load_skill``, ``search_knowledge``, ``run_sql``); a ``load_skill`` call unlocks the skill's
+tools (and its required skills', within the agent's access) after the ones listed; a tool the
+agent's skills do not grant enough access to is refused. Every change is announced to the
+listeners, which the server turns into ``notifications/tools/list_changed``.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import threading
 from collections.abc import Callable, Iterable
 
 import mcp_types as types
+
+from agent_harness.disclosure import ALWAYS_ON
 
 __all__ = ["McpToolSet", "mcp_tool"]
 
@@ -46,11 +53,32 @@ class McpToolSet:
     Args:
         harness: A connected harness (``agent_harness.connect()``).
         only: Tool names to list (None: every registry tool). Unknown names raise ValueError.
+        agent: An agent name: list its always-on set and unlock tools as it loads skills.
+
+    Raises:
+        ValueError: Unknown tool names, or both ``only`` and ``agent``.
+        AgentNotFound: No such agent.
     """
 
-    def __init__(self, harness, only: Iterable[str] | None = None) -> None:
+    def __init__(
+        self, harness, only: Iterable[str] | None = None, agent: str | None = None
+    ) -> None:
         self.harness = harness
         known = set(harness.tools.names())
+        self.agent = harness.agents.get(agent) if agent else None
+        self._access: dict = {}
+        self._grants = None
+        self._unlocked_by: dict[str, list[str]] = {}
+        if self.agent is not None:
+            if only is not None:
+                raise ValueError("choose --tools or --agent, not both")
+            only = [n for n in ALWAYS_ON if n in known]
+            self._access = harness.agents.access(self.agent)
+            self._grants = harness.agents.grants(self.agent)
+            for skill, info in self._access.items():
+                for tool, level in info["tools"].items():
+                    if level is not None:
+                        self._unlocked_by.setdefault(tool, []).append(skill)
         if only is not None:
             only = list(only)
             unknown = sorted(set(only) - known)
@@ -97,10 +125,21 @@ class McpToolSet:
         """Run a listed tool through the registry (validation, telemetry, breaker); any other
         name is refused by the registry as not offered. Problems come back as ``isError``."""
         result = self.harness.tools.call_detailed(
-            name, arguments or {}, offered=self.names(), thread_id="mcp"
+            name,
+            arguments or {},
+            offered=self.names(),
+            thread_id="mcp",
+            unlocked_by=self._unlocked_by or None,
+            grants=self._grants,
+            agent=self.agent.name if self.agent else None,
         )
         failed = result.success is not True
         text = result.output
+        if self.agent is not None and name == "load_skill" and not failed:
+            skill = self.harness.skills.find(str((arguments or {}).get("name", "")))
+            tools = self._access[skill]["tools"]
+            added = self.unlock([t for t, level in tools.items() if level is not None])
+            text += f"\n\n[tools unlocked: {', '.join(added) or 'none new'}]"
         structured = None
         if not failed:
             try:
