@@ -28,6 +28,28 @@ def test_tool_table_gives_each_tool_its_registered_category(harness):
     assert documented == {n: harness.tools.get(n).category for n in harness.tools.names()}
 
 
+def _tool_rows() -> dict[str, list[str]]:
+    table = README.split("<!-- tools-table")[1].split("<!-- end tools-table")[0]
+    return {
+        re.findall(r"`(\w+)`", line.split("|")[1])[0]: [c.strip() for c in line.split("|")]
+        for line in table.splitlines()
+        if line.startswith("| `")
+    }
+
+
+def test_tool_table_gives_each_tool_its_access_and_the_skills_that_unlock_it(harness):
+    from agent_harness.disclosure import ALWAYS_ON
+
+    rows = _tool_rows()
+    assert {n: r[3] for n, r in rows.items()} == {
+        n: harness.tools.get(n).access_level for n in harness.tools.names()
+    }
+    for name, row in rows.items():
+        skills = harness.skills.unlockers(name)
+        expected = ", ".join(skills) or ("(always on)" if name in ALWAYS_ON else "—")
+        assert row[4] == expected, (name, row[4], expected)
+
+
 def test_every_cli_command_is_documented():
     from agent_harness.cli import cli
 
