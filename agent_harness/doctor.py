@@ -147,6 +147,30 @@ def run_checks(include_llm: bool = True) -> Iterator[Check]:
         "Run `workshop ooda` to see why tools are off; `workshop setup` re-creates missing tables.",
         registry,
     )
+
+    def disclosure() -> str:
+        known = set(harness.tools.names())
+        links = harness.skills.links()
+        unknown = sorted(
+            {(r["skill_name"], r["tool_name"]) for r in links if r["tool_name"] not in known}
+        )
+        problems = [f"{skill} maps unknown tool {tool}" for skill, tool in unknown]
+        agents = harness.agents.names()
+        if not agents:
+            problems.append("no agents stored")
+        for name in agents:
+            for skill, info in harness.agents.access(name).items():
+                problems += [f"{skill}: dependency cycle {' -> '.join(c)}" for c in info["cycles"]]
+                problems += [f"{skill}: requires missing skill {m}" for m in info["missing"]]
+        if problems:
+            raise RuntimeError("; ".join(dict.fromkeys(problems)))
+        return f"{len(agents)} agents ({', '.join(agents)}), {len(links)} skill -> tool links"
+
+    yield _check(
+        "skills and agents",
+        "Fix the skill's front matter (tools, requires) and run `workshop setup` again.",
+        disclosure,
+    )
     if include_llm:
 
         def llm() -> str:

@@ -89,3 +89,25 @@ def test_ooda_reports_decides_and_acts(tmp_path, monkeypatch):
         assert "-> open" not in again.output  # already open: nothing more to decide
     finally:
         REGISTERED.pop("cli_flaky_tool", None)
+
+
+def test_doctor_names_broken_skill_links(template, tmp_path, monkeypatch):
+    import shutil
+
+    import agent_harness
+
+    data = tmp_path / "data"
+    shutil.copytree(template, data)
+    skills = tmp_path / "skills"
+    skills.mkdir()
+    for stem, front in {"p": "tools: [no_such_tool]\nrequires: [q]", "q": "requires: [p]"}.items():
+        (skills / f"{stem}.md").write_text(f"---\n{front}\n---\n# {stem}\n\nUse when testing.\n")
+    with agent_harness.connect(data_dir=data) as h:
+        h.skills.ingest(skills, source="doc")
+        h.agents.define("doc-agent", "Tests the doctor.", "You test.", ["doc-p"])
+    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(data))
+    result = CliRunner().invoke(cli, ["doctor", "--no-llm"])
+    assert result.exit_code == 1, result.output
+    assert "FAIL skills and agents" in result.output
+    assert "doc-p maps unknown tool no_such_tool" in result.output
+    assert "dependency cycle doc-p -> doc-q -> doc-p" in result.output
