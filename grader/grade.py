@@ -33,6 +33,7 @@ from grader.results import GradeRow, Status
 from grader.sandbox import Limits, Sandbox
 
 __all__ = [
+    "run_notebooks",
     "GradingError",
     "Source",
     "Answers",
@@ -214,20 +215,24 @@ def read_answers(submission_path: Path | None, source: Source | None = None) -> 
     return answers
 
 
-def cells_to_run(source: Source, answers: dict[str, str] | None) -> list[dict]:
+def cells_to_run(
+    source: Source, answers: dict[str, str] | None, hidden_tests: bool = False
+) -> list[dict]:
     """The code cells to execute: the released notebook with the answers swapped in.
 
     Args:
         source: The instructor notebook.
         answers: The student's solution cells by grade_id; None = the instructor's solutions
             (the reference run).
+        hidden_tests: Run the grade cells as the instructor wrote them, hidden tests included
+            (stock nbgrader's way); by default they run as released, without them.
     """
     cells = []
     for released, original in zip(source.released.cells, source.notebook.cells):
         if released.cell_type != "code":
             continue
         meta = _meta(original)
-        text = released.source
+        text = original.source if hidden_tests and meta.get("grade") else released.source
         if meta.get("solution"):
             grade_id = meta.get("grade_id")
             text = original.source if answers is None else answers.get(grade_id, released.source)
@@ -325,6 +330,48 @@ def _run_one(runner: _Runner, source: Source, cells: list[dict], limits: dict) -
             return run
 
 
+def run_notebooks(
+    jobs: list[tuple[Source, dict[str, str] | None]],
+    job_dir: Path,
+    template: Path,
+    limits: Limits,
+    timeout_cell: float,
+    timeout_notebook: float,
+    use_bwrap: bool | None = None,
+    hidden_tests: bool = False,
+) -> list[NotebookRun]:
+    """Run notebooks one after the other in ONE sandbox (a notebook may come several times,
+    with different answers), each in a fresh child with a fresh copy of the database. A sandbox
+    that dies (killed by a limit, or by the submission) is replaced for the notebooks still to
+    run: one notebook's crash does not cost the others.
+
+    Args:
+        jobs: ``(notebook, answers)`` pairs; answers by grade_id, None = the reference.
+        hidden_tests: Keep the hidden tests in the grade cells (how stock nbgrader scores);
+            ``workshop grade`` never does: its hidden checks are the value probes.
+
+    Returns:
+        One :class:`NotebookRun` per job, in order.
+    """
+    runs: list[NotebookRun] = []
+    per_notebook = {"timeout_cell": timeout_cell, "timeout_notebook": timeout_notebook}
+    todo = list(jobs)
+    while todo:
+        with Sandbox(job_dir, template, limits, use_bwrap) as sandbox:
+            runner = _Runner(sandbox)
+            ready = runner.next(120)
+            if not ready or ready.get("event") != "ready":
+                runs += [NotebookRun(reason="the grading runner did not start") for _ in todo]
+                return runs
+            while todo:
+                source, answers = todo.pop(0)
+                cells = cells_to_run(source, answers, hidden_tests)
+                runs.append(_run_one(runner, source, cells, per_notebook))
+                if sandbox.process.poll() is not None or sandbox.killed_because:
+                    break
+    return runs
+
+
 def run_submission(
     sources: list[Source],
     answers: dict[str, dict[str, str] | None],
@@ -340,26 +387,9 @@ def run_submission(
     Args:
         answers: Per notebook name, the solution cells by grade_id (None = the reference).
     """
-    runs: dict[str, NotebookRun] = {}
-    per_notebook = {"timeout_cell": timeout_cell, "timeout_notebook": timeout_notebook}
-    todo = [source for source in sources if source.name in answers]
-    while todo:
-        # A sandbox that dies (killed by a limit, or by the submission) is replaced for the
-        # notebooks still to run: one notebook's crash does not cost the others.
-        with Sandbox(job_dir, template, limits, use_bwrap) as sandbox:
-            runner = _Runner(sandbox)
-            ready = runner.next(120)
-            if not ready or ready.get("event") != "ready":
-                for source in todo:
-                    runs[source.name] = NotebookRun(reason="the grading runner did not start")
-                return runs
-            while todo:
-                source = todo.pop(0)
-                cells = cells_to_run(source, answers[source.name])
-                runs[source.name] = _run_one(runner, source, cells, per_notebook)
-                if sandbox.process.poll() is not None or sandbox.killed_because:
-                    break
-    return runs
+    jobs = [(source, answers[source.name]) for source in sources if source.name in answers]
+    runs = run_notebooks(jobs, job_dir, template, limits, timeout_cell, timeout_notebook, use_bwrap)
+    return {source.name: run for (source, _), run in zip(jobs, runs)}
 
 
 def score_notebook(

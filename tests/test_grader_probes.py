@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.grade import NotebookRun, Source, load_sources, run_submission, score_notebook
+from grader.grade import NotebookRun, Source, load_sources, run_notebooks, score_notebook
 from grader.probes import same
 from grader.release import ROOT
 from grader.results import GradeRow
@@ -162,13 +162,13 @@ CORRECT_CASES = [
 CASES = MUTANT_CASES + WRONG_CASES + ALWAYS_EQUAL_CASES + VISIBLE_CASES + CORRECT_CASES
 
 
-def _run(template: Path, scratch: Path, name: str, answers: dict[str, str] | None) -> NotebookRun:
-    """Run one notebook in its own sandbox (None = the instructor's solutions)."""
-    job = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=scratch))
+def _run_chunk(template: Path, scratch: Path, chunk: list) -> list[NotebookRun]:
+    """Run ``[(key, notebook, answers)]`` one after the other in ONE sandbox (the runner and
+    the embedding model warm up once per chunk, not once per case)."""
+    job = Path(tempfile.mkdtemp(prefix="cases-", dir=scratch))
     try:
-        runs = run_submission(
-            [SOURCES[name]],
-            {name: answers},
+        return run_notebooks(
+            [(SOURCES[name], answers) for _, name, answers in chunk],
             job,
             template,
             Limits(),
@@ -177,17 +177,17 @@ def _run(template: Path, scratch: Path, name: str, answers: dict[str, str] | Non
         )
     finally:
         shutil.rmtree(job, ignore_errors=True)
-    return runs[name]
 
 
 def _run_all(template: Path, scratch: Path, jobs: dict) -> dict:
-    """Run ``{key: (notebook, answers)}`` on WORKERS sandboxes at a time."""
+    """Run ``{key: (notebook, answers)}`` on WORKERS sandboxes, each taking a share."""
+    items = [(key, name, answers) for key, (name, answers) in jobs.items()]
+    chunks = [items[i::WORKERS] for i in range(WORKERS) if items[i::WORKERS]]
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        futures = {
-            key: pool.submit(_run, template, scratch, name, answers)
-            for key, (name, answers) in jobs.items()
+        done = pool.map(lambda chunk: _run_chunk(template, scratch, chunk), chunks)
+        return {
+            key: run for chunk, runs in zip(chunks, done) for (key, _, _), run in zip(chunk, runs)
         }
-        return {key: future.result() for key, future in futures.items()}
 
 
 class _RunsByNotebook(dict):

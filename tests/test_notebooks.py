@@ -7,21 +7,28 @@ Every run uses a fresh kernel and a fresh copy of a prepared embedded database (
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import os
 import shutil
+import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from grader.autograde import assemble, execute, score
+from grader.grade import Source, load_sources, run_notebooks, score_notebook
 from grader.release import ROOT, release_notebook, stale_notebooks
+from grader.sandbox import Limits
 
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 NAMES = [p.stem for p in SOLUTIONS]
+SOURCES = {source.name: source for source in load_sources()}
 
 
 def _mutants_module(name: str):
@@ -87,11 +94,13 @@ def _covering(name: str, solution_id: str, label: str, nb) -> str:
     return covered.get(label) or _checks_of(nb, solution_id)[0]
 
 
-def _up_to(nb, grade_id: str):
-    """The notebook's cells up to and including the cell ``grade_id``."""
-    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
-    nb.cells = nb.cells[: ids.index(grade_id) + 1]
-    return nb
+def _solution_sources(nb) -> dict[str, str]:
+    """The instructor's solution cells by grade_id."""
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
 
 
 def test_there_are_seven_numbered_notebooks():
@@ -201,25 +210,82 @@ def test_every_todo_has_at_least_three_mutants():
             assert sum(m[0] == grade_id for m in mutants) >= 3, (path.stem, grade_id)
 
 
+def _until(source: Source, grade_id: str) -> Source:
+    """The notebook cut after the cell ``grade_id`` (later cells cannot change these cells'
+    scores: they are not run), without probes (the hidden tests judge here)."""
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in source.notebook.cells]
+    end = ids.index(grade_id) + 1
+    notebook, released = copy.deepcopy(source.notebook), copy.deepcopy(source.released)
+    notebook.cells, released.cells = notebook.cells[:end], released.cells[:end]
+    kept = set(ids[:end])
+    return replace(
+        source,
+        notebook=notebook,
+        released=released,
+        grade_cells=[(g, p) for g, p in source.grade_cells if g in kept],
+        probes={},
+    )
+
+
+class _MutantRuns(dict):
+    """Each mutant's run WITH the hidden tests (as stock nbgrader scores), made on first use,
+    all the mutants of one notebook at a time, in two sandboxes that each run their share one
+    after the other (the runner warms up once per sandbox, not once per mutant)."""
+
+    def __init__(self, template: Path, scratch: Path) -> None:
+        super().__init__()
+        self.template, self.scratch = template, scratch
+
+    def __missing__(self, key):
+        name = key[0]
+        todo = [m for m in MUTANTS if m[0] == name and m[:3] not in self]
+        jobs = []
+        for _, grade_id, _label, source in todo:
+            original = SOURCES[name]
+            answers = {**_solution_sources(original.notebook), grade_id: source}
+            jobs.append((_until(original, _checks_of(original.notebook, grade_id)[-1]), answers))
+        chunks = [list(range(len(jobs)))[i::2] for i in range(2)]
+
+        def run(indexes):
+            job = Path(tempfile.mkdtemp(prefix="mutants-", dir=self.scratch))
+            try:
+                return run_notebooks(
+                    [jobs[i] for i in indexes],
+                    job,
+                    self.template,
+                    Limits(),
+                    120,
+                    600,
+                    hidden_tests=True,
+                )
+            finally:
+                shutil.rmtree(job, ignore_errors=True)
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for indexes, runs in zip(chunks, pool.map(run, chunks)):
+                for i, notebook_run in zip(indexes, runs):
+                    self[todo[i][:3]] = (jobs[i][0], notebook_run)
+        return self[key]
+
+
+@pytest.fixture(scope="module")
+def mutant_runs(template, tmp_path_factory) -> _MutantRuns:
+    return _MutantRuns(template, tmp_path_factory.mktemp("mutant-jobs"))
+
+
 @pytest.mark.parametrize(
     "name, grade_id, label, source", MUTANTS, ids=[f"{m[0]}:{m[1]}:{m[2][:40]}" for m in MUTANTS]
 )
 def test_a_plausible_wrong_answer_scores_zero_on_its_todo(
-    name, grade_id, label, source, tmp_path, template
+    name, grade_id, label, source, mutant_runs
 ):
-    path = ROOT / "solutions" / f"{name}.ipynb"
-    original = nbformat.read(path, as_version=4)
-    submission = nbformat.read(path, as_version=4)
-    for cell in submission.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
-            cell.source = source
-    nb, missing = assemble(original, submission)
+    original = SOURCES[name].notebook
+    cut, run = mutant_runs[(name, grade_id, label)]
+    assert run.status == "ok", f"{label!r}: the run did not complete: {run.status} {run.reason}"
     # The rule (docs/notebook-authoring.md): the TODO loses marks, and the grade cell covering
     # the broken behaviour scores 0.
     cells = _checks_of(original, grade_id)
-    nb = _up_to(nb, cells[-1])  # later cells cannot change these cells' scores: not run
-    nb, status = _run(nb, tmp_path, template)
-    rows = {r.grade_id: r for r in score(nb, status, missing) if r.grade_id in cells}
+    rows = {r.grade_id: r for r in score_notebook("mutant", cut, run, []) if r.grade_id in cells}
     covering = _covering(name, grade_id, label, original)
     assert covering in rows, f"{covering} is not a grade cell of {grade_id}"
     assert sum(r.points for r in rows.values()) < sum(r.max_points for r in rows.values()), label
