@@ -168,7 +168,22 @@ def test_a_broken_row_is_left_out_and_named(h):
         ({"implementation": {"type": "sql"}}, "needs a 'statement'"),
         ({"name": "run_sql"}, "already registered"),
         ({"name": "bad name"}, "must match"),
-        ({"parameters": {"type": "object", "properties": {"a": {"type": "string"}}}}, "describe"),
+        ({"name": "dotted.name"}, "must match"),
+        (
+            {"parameters": {"type": "object", "properties": {"a": {"type": "strng"}}}},
+            "not a valid JSON schema at properties/a/type",
+        ),
+        (
+            {
+                "parameters": {
+                    "type": "object",
+                    "properties": {"a": {"$ref": "#/$defs/a"}},
+                    "$defs": {"a": {"type": "string"}},
+                }
+            },
+            "inline",
+        ),
+        ({"description": "x" * 4001}, "at most 4000"),
         (
             {"parameters": {"type": "object", "properties": {"a": {"description": "x"}}}},
             "JSON type",

@@ -168,6 +168,9 @@ MIGRATIONS = Migrations(
 
 EXISTS_SQL = {
     "table": "SELECT COUNT(*) FROM user_tables WHERE table_name = :name",
+    # Database Reference 26: USER_TAB_COLUMNS (TABLE_NAME, COLUMN_NAME); named TABLE.COLUMN
+    "column": "SELECT COUNT(*) FROM user_tab_columns WHERE table_name || '.' || column_name"
+    " = :name",
     "index": "SELECT COUNT(*) FROM user_indexes WHERE index_name = :name",
     "text index": "SELECT COUNT(*) FROM user_indexes WHERE index_name = :name",
     "preference": "SELECT COUNT(*) FROM ctx_user_preferences WHERE pre_name = :name",

@@ -14,6 +14,6 @@ class Step:
     """One DDL step; skipped when its object exists (Oracle DDL commits, so a migration that
     stopped half-way must be able to run again)."""
 
-    kind: str  # table | index | text index | preference | stoplist | property graph
-    name: str  # the object it creates, upper case
+    kind: str  # table | column | index | text index | preference | stoplist | property graph
+    name: str  # the object it creates, upper case (a column: TABLE.COLUMN)
     sql: str
