@@ -279,9 +279,9 @@ class Tool:
         return f"{self.name} takes: {names or 'no arguments'}"
 
     def index_text(self) -> str:
-        """What the toolbox embeds: "name: description / args: a, b"."""
-        args = ", ".join(self.parameters.get("properties", {}))
-        return f"{self.name}: {self.description} / args: {args}"
+        """What the toolbox embeds besides the name's words: the description (the registry
+        adds the embedding of :func:`name_words` to it, see ``ToolRegistry``)."""
+        return self.description
 
     def search_text(self) -> str:
         """What the toolbox's keyword index holds: the name's words (:func:`name_words`,

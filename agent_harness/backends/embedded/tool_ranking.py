@@ -41,10 +41,12 @@ FROM scored WHERE """
 
 # Keyword and hybrid: relevance = w_vec * meaning + (1 - w_vec) * keyword_score, both 0..1
 # over the whole toolbox (meaning: min-max of the cosine; keyword_score: BM25 / its maximum,
-# 0 without a match); score = relevance - track-record adjustment.
-_FUSED = """, txt AS (
+# 0 without a match); score = relevance - track-record adjustment. The full-text matches and
+# the scored rows are MATERIALIZED once: left to itself SQLite re-runs the MATCH for every
+# toolbox row and the cosine for every use of the similarity.
+_FUSED = """, txt AS MATERIALIZED (
     SELECT f.rowid AS id, -f.rank AS bm25 FROM toolbox_fts f WHERE toolbox_fts MATCH :q
-), scored AS (
+), scored AS MATERIALIZED (
     SELECT x.name, x.category, {similarity} AS similarity, txt.bm25,
            COALESCE(s.calls, 0) AS calls, COALESCE(s.successes, 0) AS successes,
            s.p50_ms, {state}
