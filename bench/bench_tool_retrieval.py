@@ -112,18 +112,22 @@ def evaluate(h, queries: list[dict], modes=MODES) -> dict[str, dict]:
     results = {}
     for mode in modes:
         h.tools.rank("warm up", k=10, mode=mode)
-        totals, times = [0.0, 0.0, 0.0], []
+        totals, times, complete = [0.0, 0.0, 0.0], [], {1: [], 2: []}
         for q in queries:
             started = time.perf_counter()
             rows = h.tools.rank(q["query"], k=10, mode=mode)
             times.append((time.perf_counter() - started) * 1000)
-            for i, value in enumerate(score([r["name"] for r in rows], q["tools"])):
+            values = score([r["name"] for r in rows], q["tools"])
+            for i, value in enumerate(values):
                 totals[i] += value
+            complete[min(len(q["tools"]), 2)].append(values[1])
         n = max(len(queries), 1)
         results[mode] = {
             "recall@1": totals[0] / n,
             "recall@5": totals[1] / n,
             "ndcg@10": totals[2] / n,
+            "recall@5_one_tool": statistics.mean(complete[1]) if complete[1] else None,
+            "recall@5_two_or_more": statistics.mean(complete[2]) if complete[2] else None,
             "p50_ms": statistics.median(times) if times else 0.0,
             "p95_ms": statistics.quantiles(times, n=20)[-1] if len(times) > 1 else 0.0,
         }
@@ -175,11 +179,16 @@ def main(argv=None) -> dict:
     if "define_one_by_one_s" in report:
         print(f", define one by one {report['define_one_by_one_s']:.1f} s", end="")
     print()
-    print(f"{'mode':<8} {'recall@1':>8} {'recall@5':>8} {'nDCG@10':>8} {'p50 ms':>7} {'p95 ms':>7}")
+    print(
+        f"{'mode':<8} {'recall@1':>8} {'recall@5':>8} {'nDCG@10':>8} {'p50 ms':>7} {'p95 ms':>7}"
+        "   recall@5 by tools needed: 1 | 2+"
+    )
+    show = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
     for mode, r in report["modes"].items():
         print(
             f"{mode:<8} {r['recall@1']:>8.3f} {r['recall@5']:>8.3f} {r['ndcg@10']:>8.3f}"
             f" {r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f}"
+            f"   {show(r['recall@5_one_tool']):>25} | {show(r['recall@5_two_or_more'])}"
         )
     for name, why in list(refused.items())[:5]:
         print(f"  refused {name}: {why}")
