@@ -166,6 +166,12 @@ def sql_binds(statement: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _has_ref(node: Any) -> bool:
+    if isinstance(node, dict):
+        return "$ref" in node or any(_has_ref(v) for v in node.values())
+    return isinstance(node, list) and any(_has_ref(v) for v in node)
+
+
 def _property_type(where: str, spec: dict) -> tuple[str, dict]:
     """The ``json_type`` column of a property and the schema keywords stored beside it.
 
@@ -208,7 +214,7 @@ def rows_from_schema(name: str, schema: dict) -> list[dict]:
         raise ToolDefinitionError(
             f"tool {name!r}: parameters is not a valid JSON schema at {where}: {e.message}"
         ) from None
-    if "$ref" in json.dumps(schema):
+    if _has_ref(schema):
         raise ToolDefinitionError(f"tool {name!r}: parameters use $ref: inline the schema it names")
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or [])
@@ -387,8 +393,8 @@ def build_tool(definition: ToolDefinition) -> Tool:
         raise ToolDefinitionError(
             f"tool name {name!r} must match {_NAME.pattern} (letters, digits, _ and -)"
         )
-    if not str(definition.description or "").strip():
-        raise ToolDefinitionError(f"tool {name!r}: describe what it answers")
+    if not isinstance(definition.description, str) or not definition.description.strip():
+        raise ToolDefinitionError(f"tool {name!r}: describe what it answers (a text)")
     if len(definition.description) > MAX_TEXT:
         raise ToolDefinitionError(
             f"tool {name!r}: the description has {len(definition.description)} characters;"
