@@ -5,7 +5,8 @@ The suite runs in parallel (pytest-xdist, ``-n auto`` in pyproject.toml; ``-n 0`
 process). The prepared database (:func:`template`) is made ONCE per run, by whichever worker
 needs it first, under a file lock in the folder all workers share; every notebook run and
 every worker's harness copies it. The modules in :data:`GROUPED` have expensive
-module-scoped fixtures (a grading batch; the probe runs, made one notebook at a time): their
+module-scoped fixtures (a grading batch; the probe runs, made one notebook at a time; the
+retrieval evaluation's catalogue): their
 tests go to a worker together, the whole module or one notebook's tests as one unit
 (:func:`pytest_xdist_make_scheduler`), so no worker repeats a run; every other test is sent
 on its own. (xdist's own ``--dist loadgroup`` would do this with marks, but with pytest 9.2 it
@@ -35,7 +36,11 @@ os.environ.setdefault("WORKSHOP_LLM", "offline")
 # Test modules whose tests must reach a worker together: "module" = the whole module as one
 # unit; "notebook" = one unit per notebook named in the test's id ([02_retrieval],
 # [mutant:02_retrieval:...]); its other tests are sent on their own.
-GROUPED = {"tests/test_grader.py": "module", "tests/test_grader_probes.py": "notebook"}
+GROUPED = {
+    "tests/test_grader.py": "module",
+    "tests/test_grader_probes.py": "notebook",
+    "tests/test_tool_retrieval_eval.py": "module",  # one 200-tool catalogue, loaded once
+}
 NOTEBOOK_IN_ID = re.compile(r"\[(?:\w+:)?(\d\d_\w+?)[:\]]")
 
 
