@@ -6,9 +6,10 @@ process). The prepared database (:func:`template`) is made ONCE per run, by whic
 needs it first, under a file lock in the folder all workers share; every notebook run and
 every worker's harness copies it. The modules in :data:`GROUPED` have expensive
 module-scoped fixtures (a grading batch; the probe runs and the mutant runs, made one notebook
-at a time, several runs per warm sandbox): their tests go to a worker together, the whole
-module or one notebook's tests as one unit (:func:`pytest_xdist_make_scheduler`), so no worker
-repeats a run; every other test is sent on its own. (xdist's own ``--dist loadgroup`` would do this with marks, but with pytest 9.2 it
+at a time, several runs per warm sandbox; the retrieval evaluation's catalogue): their tests
+go to a worker together, the whole module or one notebook's tests as one unit
+(:func:`pytest_xdist_make_scheduler`), so no worker repeats a run; every other test is sent
+on its own. (xdist's own ``--dist loadgroup`` would do this with marks, but with pytest 9.2 it
 silently stops grouping: pytest-xdist issue #1386.)
 
 Oracle variants: tests parametrised with ``backend_name`` run on Oracle only when
@@ -39,6 +40,7 @@ GROUPED = {
     "tests/test_grader.py": "module",
     "tests/test_grader_probes.py": "notebook",
     "tests/test_notebooks.py": "notebook",
+    "tests/test_tool_retrieval_eval.py": "module",  # one 200-tool catalogue, loaded once
 }
 NOTEBOOK_IN_ID = re.compile(r"\[(?:\w+:)?(\d\d_\w+?)[:\]]")
 

@@ -168,7 +168,22 @@ def test_a_broken_row_is_left_out_and_named(h):
         ({"implementation": {"type": "sql"}}, "needs a 'statement'"),
         ({"name": "run_sql"}, "already registered"),
         ({"name": "bad name"}, "must match"),
-        ({"parameters": {"type": "object", "properties": {"a": {"type": "string"}}}}, "describe"),
+        ({"name": "dotted.name"}, "must match"),
+        (
+            {"parameters": {"type": "object", "properties": {"a": {"type": "strng"}}}},
+            "not a valid JSON schema at properties/a/type",
+        ),
+        (
+            {
+                "parameters": {
+                    "type": "object",
+                    "properties": {"a": {"$ref": "#/$defs/a"}},
+                    "$defs": {"a": {"type": "string"}},
+                }
+            },
+            "inline",
+        ),
+        ({"description": "x" * 4001}, "at most 4000"),
         (
             {"parameters": {"type": "object", "properties": {"a": {"description": "x"}}}},
             "JSON type",
@@ -211,3 +226,145 @@ def test_bind_names_skip_quotes_and_comments():
     sql = "SELECT ':no', \":no2\" FROM t -- :no3\n WHERE a = :a /* :no4 */ AND b = :b AND a = :a"
     assert sql_binds(sql) == ["a", "b"]
     assert sql_binds("SELECT x::text FROM t WHERE y = :y") == ["y"]
+
+
+# --- public definitions, many at once -----------------------------------------------------------
+JS_STUB = {"type": "javascript", "source": "return args;"}
+PUBLIC = {
+    "type": "function",
+    "function": {
+        "name": "Create-Calendar-Event2",
+        "description": "Create an event in a calendar.",
+        "strict": False,
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string"},  # no description: public schemas often have none
+                "when": {
+                    "type": "object",
+                    "description": "Start and end.",
+                    "properties": {
+                        "start": {"type": "string", "format": "date-time"},
+                        "end": {"type": "string"},
+                    },
+                    "required": ["start"],
+                },
+                "attendees": {
+                    "type": "array",
+                    "items": {"type": "object", "properties": {"email": {"type": "string"}}},
+                },
+                "visibility": {"type": "string", "enum": ["public", "private"]},
+                "reminder": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+                "color": {"type": ["string", "null"], "description": "Colour, or null."},
+                "page-size": {"type": "integer", "default": 10},
+            },
+            "required": ["title", "when"],
+        },
+    },
+}
+
+
+def _names_stored(h, names):
+    stored = {d["name"] for d in h.backend.tool_definitions.all()}
+    boxed = {r["name"] for r in h.backend.indexed_rows("toolbox")}
+    return (stored | boxed | set(h.tools.names())) & set(names)
+
+
+def test_define_many_keeps_public_schemas_as_they_are(h):
+    [tool] = h.tools.define_many([PUBLIC], implementation=JS_STUB)
+    schema = PUBLIC["function"]["parameters"]
+    assert tool.name == "Create-Calendar-Event2" and h.tools.get(tool.name) is tool
+    assert tool.parameters["required"] == ["title", "when"]
+    for name, spec in schema["properties"].items():
+        assert tool.parameters["properties"][name] == spec  # nested, enum, anyOf, type lists
+    reloaded = h.tools.sync_definitions()
+    assert reloaded["problems"] == {} and h.tools.get(tool.name).parameters == tool.parameters
+    ok = h.tools.call_detailed(
+        tool.name, {"title": "Standup", "when": {"start": "2026-01-05T09:00:00Z"}}
+    )
+    assert ok.ok and json.loads(ok.output)["page-size"] == 10  # the default filled in
+    for bad in (
+        {"title": "x"},
+        {"title": "x", "when": {"end": "y"}},
+        {"title": "x", "when": {"start": "y"}, "visibility": "secret"},
+        {"title": "x", "when": {"start": "y"}, "reminder": [1]},
+    ):
+        assert h.tools.call_detailed(tool.name, bad).error_type == "invalid_arguments"
+    assert "Create-Calendar-Event2" in [
+        r["name"] for r in h.tools.rank("put a standup meeting in my calendar", mode="hybrid")
+    ]
+
+
+def test_define_many_stores_several_at_once_and_retrieves_them(h, monkeypatch):
+    entries = [
+        {
+            "name": f"bulk_tool_{i}",
+            "description": f"Bulk tool number {i} for the {word} report.",
+            "parameters": {"type": "object", "properties": {}},
+            "implementation": JS_STUB,
+            "category": "testing",
+        }
+        for i, word in enumerate(["weather", "payroll", "inventory"])
+    ]
+    tools = h.tools.define_many(entries)
+    assert [t.name for t in tools] == ["bulk_tool_0", "bulk_tool_1", "bulk_tool_2"]
+    assert _names_stored(h, [t.name for t in tools]) == {t.name for t in tools}
+    assert h.tools.rank("payroll report", k=1, mode="keyword")[0]["name"] == "bulk_tool_1"
+    embedded = []
+    real_embed = h.embed
+    monkeypatch.setattr(h, "embed", lambda texts: embedded.append(len(texts)) or real_embed(texts))
+    again = h.tools.define_many(entries)  # the same definitions again: nothing to re-embed
+    assert [t.name for t in again] == [t.name for t in tools] and embedded == []
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (
+            {
+                "type": "function",
+                "function": {"name": "bad name", "description": "x"},
+                "implementation": JS_STUB,
+            },
+            "must match",
+        ),
+        ("not a dict", "must be a dict"),
+        ({"name": "x_tool", "description": "x", "colour": "red"}, "unknown key"),
+        ({"name": "run_sql", "description": "x", "implementation": JS_STUB}, "already registered"),
+        ({"name": "bulk_ok_1", "description": "x", "implementation": JS_STUB}, "defined twice"),
+        ({"type": "function", "function": {"name": "lonely", "description": "x"}}, "no impl"),
+    ],
+    ids=["bad name", "not a dict", "unknown key", "python name", "duplicate", "no implementation"],
+)
+def test_define_many_refuses_bad_entries_and_stores_nothing(h, bad, message):
+    good = [
+        {"name": f"bulk_ok_{i}", "description": "A fine tool.", "implementation": JS_STUB}
+        for i in range(3)
+    ]
+    with pytest.raises(ToolDefinitionError, match=message) as refused:
+        h.tools.define_many([*good, bad])
+    assert "1 of 4 refused, nothing stored" in str(refused.value)
+    assert "entry 3" in str(refused.value)
+    assert not _names_stored(h, [g["name"] for g in good])
+
+
+def test_define_costs_the_same_whatever_the_registry_size(h, monkeypatch):
+    """define builds and embeds only its own tool: no reload of every definition."""
+    h.tools.define_many(
+        [
+            {"name": f"filler_{i}", "description": f"Filler {i}.", "implementation": JS_STUB}
+            for i in range(20)
+        ]
+    )
+    embedded = []
+    real_embed = h.embed
+    monkeypatch.setattr(h, "embed", lambda texts: embedded.append(len(texts)) or real_embed(texts))
+
+    def no_reload():
+        raise AssertionError("define must not reload every definition")
+
+    monkeypatch.setattr(h.backend.tool_definitions, "all", no_reload)
+    monkeypatch.setattr(h.backend, "indexed_rows", lambda box, names=None: [] if names else 1 / 0)
+    h.tools.define("one_more", "One more tool.", {"type": "object"}, JS_STUB)
+    assert embedded == [2]  # its description and its name words, nothing else
+    assert h.tools.undefine("one_more") and "one_more" not in h.tools.names()

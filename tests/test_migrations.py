@@ -31,6 +31,7 @@ def test_shipped_names_are_kept():
         "m006_create_tool_breakers",
         "m007_create_provenance",
         "m008_create_tool_definitions",
+        "m009_create_tool_search",
         "m010_create_agents_and_skill_links",
     ]
     # both dialects share the names (Oracle got m004_create_settings first)

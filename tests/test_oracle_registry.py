@@ -16,15 +16,15 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
+from agent_harness.backends.oracle.boxes import Boxes
 from agent_harness.backends.oracle.connection import used_binds
 from agent_harness.backends.oracle.definitions import OracleToolDefinitions
+from agent_harness.backends.oracle.migrations import EXISTS_SQL, MIGRATIONS
 from agent_harness.backends.oracle.provenance import OracleProvenance
 from agent_harness.backends.oracle.provenance_graph import PROPERTY_GRAPH_DDL
-from agent_harness.backends.oracle.registry import (
-    OracleBreakers,
-    OracleTelemetry,
-    OracleToolRanking,
-)
+from agent_harness.backends.oracle.registry import OracleBreakers, OracleTelemetry
+from agent_harness.backends.oracle.text_query import contains_query
+from agent_harness.backends.oracle.tool_ranking import OracleToolRanking
 from agent_harness.backends.roles import RankWeights
 
 SQLITE_ONLY = re.compile(
@@ -83,6 +83,9 @@ class Recorder:
     def vector_bind(self, vector):
         return list(vector)
 
+    def text_query(self, text):
+        return contains_query(text)
+
 
 def _check(sent):
     assert sent
@@ -137,7 +140,24 @@ def _check(sent):
             weights=RankWeights(),
             include_open=True,
         ),
+        *[
+            lambda b, mode=mode, k=k: OracleToolRanking(b).rank(
+                None if mode == "keyword" else np.zeros(3),
+                "berth occupancy' OR 1=1 -- NEAR(a, b) {x}",
+                window_calls=20,
+                since=NOW,
+                now=NOW,
+                weights=RankWeights(),
+                categories=["ports", "units"],
+                k=k,
+                mode=mode,
+            )
+            for mode in ("hybrid", "keyword")
+            for k in (5, None)
+        ],
         lambda b: OracleToolRanking(b).neighbours("t", 3, NOW),
+        lambda b: Boxes.indexed_rows(b, "toolbox", ["a", "b"]),
+        lambda b: Boxes.indexed_rows(b, "toolbox", [f"t{i}" for i in range(1001)]),
         lambda b: OracleProvenance(b).start_turn(
             {
                 "turn_id": "x",
@@ -189,6 +209,49 @@ def test_every_statement_binds_what_it_uses_and_speaks_oracle(call):
     except (KeyError, TypeError):
         pass  # canned rows do not fit every reader; the statements were recorded before
     _check(backend.sent)
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword"])
+def test_hybrid_and_keyword_ranking_fuse_contains_and_vector_distance_in_one_statement(mode):
+    backend = Recorder()
+    OracleToolRanking(backend).rank(
+        None if mode == "keyword" else np.zeros(3),
+        "AND berth NEAR ACCUM",
+        window_calls=20,
+        since=NOW,
+        now=NOW,
+        weights=RankWeights(),
+        k=5,
+        mode=mode,
+    )
+    [(sql, binds)] = backend.sent
+    assert "CONTAINS(t.search_text, :q, 1) > 0" in sql and "SCORE(1)" in sql
+    assert "MAX(sc.text_score) OVER ()" in sql and "FETCH FIRST :k ROWS ONLY" in sql
+    assert binds["q"] == "{berth} ACCUM {near} ACCUM {accum}"  # escaped word by word
+    assert ("VECTOR_DISTANCE(x.embedding, :qv, COSINE)" in sql) == (mode == "hybrid")
+    assert binds["w_vec"] == (0.8 if mode == "hybrid" else 0.0)
+
+
+def test_the_vector_ranking_statement_is_notebook_06s_formula():
+    backend = Recorder()
+    OracleToolRanking(backend).rank(
+        np.zeros(3), "q", window_calls=20, since=NOW, now=NOW, weights=RankWeights(), k=5
+    )
+    sql = " ".join(backend.sent[0][0].split())
+    assert (
+        "similarity - :w_success * (1 - (successes + 2) / (calls + 2))"
+        " - :w_latency * (1 - :latency_ref / (:latency_ref + NVL(p50_ms, 0))) AS score" in sql
+    )
+    assert "1 - VECTOR_DISTANCE(x.embedding, :qv, COSINE) AS similarity" in sql
+    assert "CONTAINS(" not in sql
+
+
+def test_every_migration_step_kind_has_an_existence_check():
+    kinds = {step.kind for migration in MIGRATIONS for step in migration.steps}
+    assert kinds <= set(EXISTS_SQL)
+    [search] = [m for m in MIGRATIONS if m.name == "m009_create_tool_search"]
+    assert [s.name for s in search.steps] == ["TOOLBOX.SEARCH_TEXT", "TOOLBOX_TEXT"]
+    assert "SYNC (ON COMMIT)" in search.steps[1].sql
 
 
 def test_the_graph_questions_use_graph_table_and_the_tree_a_recursive_with():

@@ -211,8 +211,8 @@ class Backend(abc.ABC):
         """Delete rows of a box by name."""
 
     @abc.abstractmethod
-    def indexed_rows(self, box: str) -> list[dict]:
-        """Every row of a box (without vectors)."""
+    def indexed_rows(self, box: str, names: Sequence[str] | None = None) -> list[dict]:
+        """Every row of a box (without vectors), or only the rows of these names."""
 
     @abc.abstractmethod
     def nearest_indexed(self, box: str, vector: np.ndarray, k: int, text: str = "") -> list[str]:

@@ -111,18 +111,21 @@ def utc_now() -> dt.datetime:
 
 @dataclass(frozen=True)
 class RankWeights:
-    """The track-record adjustment of tool ranking (documented in README and notebook 06).
+    """The weights of tool ranking (documented in README and notebook 06).
 
-    ``score = similarity - success * (1 - track) - latency * (1 - speed)`` where
+    ``score = relevance - success * (1 - track) - latency * (1 - speed)`` where
     ``track = (successes + 2) / (calls + 2)`` (a tool with no calls counts as reliable) and
     ``speed = latency_ref_ms / (latency_ref_ms + p50_ms)`` (1 with no calls). The adjustment
-    is at most ``success + latency`` (0.15): meaning ranks first, track record decides
-    between tools of near-equal meaning.
+    is at most ``success + latency`` (0.15): relevance ranks first, track record decides
+    between tools of near-equal relevance. ``relevance`` is the cosine similarity in vector
+    mode; in hybrid mode ``vector * meaning + (1 - vector) * keyword_score`` (both 0..1, see
+    :class:`ToolRanking`); in keyword mode ``keyword_score``.
     """
 
     success: float = 0.10
     latency: float = 0.05
     latency_ref_ms: float = 1000.0
+    vector: float = 0.8
 
 
 class TelemetryStore(abc.ABC):
@@ -206,11 +209,19 @@ class ToolRanking(abc.ABC):
         categories: Sequence[str] | None = None,
         include_open: bool = False,
         k: int | None = None,
+        mode: str = "vector",
     ) -> list[dict]:
         """Toolbox rows ranked in ONE statement: name, category, similarity, calls, successes,
         p50_ms, state (``open`` only while waiting; ``half_open`` once its retry time has
         passed), score; best first, ties by name. Filters (categories, open tools) are in the
-        statement."""
+        statement.
+
+        ``mode="vector"``: relevance is the cosine similarity to ``vector``. ``"keyword"``:
+        only tools whose keyword text matches ``text``; relevance is ``keyword_score`` = BM25
+        / the best BM25 of the query (0..1); ``vector`` may be None. ``"hybrid"``: every tool;
+        relevance = ``weights.vector * meaning + (1 - weights.vector) * keyword_score`` with
+        ``meaning`` the min-max normalised similarity over the toolbox (0..1). Keyword and
+        hybrid rows also carry ``keyword_score`` and ``relevance``."""
 
     @abc.abstractmethod
     def neighbours(self, tool: str, k: int, now: dt.datetime) -> list[str]:

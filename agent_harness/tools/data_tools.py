@@ -53,12 +53,20 @@ __all__ = [
     "schema_from_rows",
     "rows_from_schema",
     "build_tool",
+    "definition_from_entry",
     "sql_binds",
+    "MAX_TEXT",
 ]
 
 IMPLEMENTATION_TYPES = ("sql", "javascript", "mcp")
 JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
-_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$")
+#: Tool names: OpenAI's rule for function names (they are only ever bound, never put in SQL).
+_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+#: Argument names: as public schemas write them (bind variables of sql tools are the
+#: identifier-shaped ones, see :func:`sql_binds`).
+_ARGUMENT = re.compile(r"^[A-Za-z0-9_.$@-]{1,64}$")
+#: The longest description, argument schema or default stored (Oracle's VARCHAR2(4000) columns).
+MAX_TEXT = 4000
 # A bind variable (:name) outside quoted text and comments.
 _SQL_TOKEN = re.compile(
     r"'(?:''|[^'])*'|\"[^\"]*\"|--[^\n]*|/\*.*?\*/|(?<![:\w]):([A-Za-z_]\w*)", re.S
@@ -90,21 +98,124 @@ class ToolDefinition:
     timeout_s: float = DEFAULT_TIMEOUT_S
 
 
+_ENTRY_KEYS = {
+    "name",
+    "description",
+    "parameters",
+    "implementation",
+    "category",
+    "access_level",
+    "timeout_s",
+}
+
+
+def definition_from_entry(entry: Any, implementation: dict | None = None) -> ToolDefinition:
+    """One entry of ``h.tools.define_many`` as a :class:`ToolDefinition` (not yet checked:
+    :func:`build_tool` does that).
+
+    Args:
+        entry: A dict with ``define``'s keyword arguments, or an OpenAI tools entry
+            ``{"type": "function", "function": {"name", "description", "parameters"}}``
+            (``implementation``, ``category``, ``access_level``, ``timeout_s`` may sit beside
+            ``function``). Missing ``parameters`` means no arguments.
+        implementation: Used when the entry has none.
+
+    Raises:
+        ToolDefinitionError: Not a dict, an unknown key, or no implementation.
+    """
+    if not isinstance(entry, dict):
+        raise ToolDefinitionError(f"a definition must be a dict, got {type(entry).__name__}")
+    fields = dict(entry)
+    if isinstance(fields.get("function"), dict):
+        if fields.pop("type", "function") != "function":
+            raise ToolDefinitionError("an OpenAI tools entry must have type 'function'")
+        function = fields.pop("function")
+        fields.update(
+            {k: function[k] for k in ("name", "description", "parameters") if k in function}
+        )
+    unknown = sorted(set(fields) - _ENTRY_KEYS)
+    if unknown:
+        raise ToolDefinitionError(
+            f"tool {fields.get('name')!r}: unknown key(s) {unknown}; use {sorted(_ENTRY_KEYS)}"
+            ' or an OpenAI entry {"type": "function", "function": {...}}'
+        )
+    chosen = fields.get("implementation") or implementation
+    if not isinstance(chosen, dict) or not chosen.get("type"):
+        raise ToolDefinitionError(
+            f"tool {fields.get('name')!r}: no implementation: give it an 'implementation'"
+            ' ({"type": "sql" | "javascript" | "mcp", ...}) or pass define_many(...,'
+            " implementation=...) for the entries without one"
+        )
+    chosen = dict(chosen)
+    kind = chosen.pop("type")
+    return ToolDefinition(
+        fields.get("name"),
+        fields.get("description") or "",
+        fields.get("parameters") or {"type": "object", "properties": {}},
+        kind,
+        chosen,
+        fields.get("category", "general"),
+        fields.get("access_level", "read"),
+        fields.get("timeout_s", DEFAULT_TIMEOUT_S),
+    )
+
+
 def sql_binds(statement: str) -> list[str]:
     """The bind variable names of a statement, in order of first use (quotes skipped)."""
     names = [m.group(1) for m in _SQL_TOKEN.finditer(statement) if m.group(1)]
     return list(dict.fromkeys(names))
 
 
+def _has_ref(node: Any) -> bool:
+    if isinstance(node, dict):
+        return "$ref" in node or any(_has_ref(v) for v in node.values())
+    return isinstance(node, list) and any(_has_ref(v) for v in node)
+
+
+def _property_type(where: str, spec: dict) -> tuple[str, dict]:
+    """The ``json_type`` column of a property and the schema keywords stored beside it.
+
+    A single JSON type is the column; anything else (a list such as ``["string", "null"]``,
+    or no ``type`` with ``anyOf``/``oneOf``/``allOf``/``enum``/``const``) is kept exactly in
+    ``schema_extra`` (``"type": null`` there means "no type keyword") and the column holds a
+    summary: the first listed type of the six, else ``string``.
+    """
+    extra = {k: v for k, v in spec.items() if k not in ("type", "description", "default")}
+    kind = spec.get("type")
+    if kind in JSON_TYPES:
+        return kind, extra
+    if kind is None and not any(k in spec for k in ("anyOf", "oneOf", "allOf", "enum", "const")):
+        raise ToolDefinitionError(
+            f"{where}: give a JSON type (one of {JSON_TYPES}) or anyOf/oneOf/enum/const"
+        )
+    listed = kind if isinstance(kind, list) else []
+    extra["type"] = kind
+    return next((t for t in listed if t in JSON_TYPES), "string"), extra
+
+
 def rows_from_schema(name: str, schema: dict) -> list[dict]:
     """The ``tool_parameters`` rows of a JSON schema (one per property, in order).
 
+    Public schemas are accepted as they are: descriptions are optional, nested objects,
+    arrays, enums and anyOf/oneOf are kept (``schema_extra``), ``required`` is honoured.
+    Only ``properties`` and ``required`` of the top level are stored.
+
     Raises:
-        ToolDefinitionError: Not an object schema, an argument without a single JSON type or
-            without a description, or a default that does not fit.
+        ToolDefinitionError: Not an object schema, a schema JSON Schema itself rejects, a
+            ``$ref`` (inline it), a property without a type, a default that does not fit, or
+            a text longer than :data:`MAX_TEXT` characters.
     """
     if not isinstance(schema, dict) or schema.get("type", "object") != "object":
         raise ToolDefinitionError(f"tool {name!r}: parameters must be a JSON schema of type object")
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as e:
+        where = "/".join(map(str, e.path)) or "the top level"
+        raise ToolDefinitionError(
+            f"tool {name!r}: parameters is not a valid JSON schema at {where}: {e.message}"
+        ) from None
+    if _has_ref(schema):
+        raise ToolDefinitionError(f"tool {name!r}: parameters use $ref: inline the schema it names")
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or [])
     unknown = required - set(properties)
@@ -113,31 +224,36 @@ def rows_from_schema(name: str, schema: dict) -> list[dict]:
     rows = []
     for ordinal, (arg, spec) in enumerate(properties.items(), start=1):
         where = f"tool {name!r}, argument {arg!r}"
-        if not isinstance(arg, str) or not _NAME.match(arg):
-            raise ToolDefinitionError(f"{where}: the name must match ^[a-zA-Z_][a-zA-Z0-9_]*$")
-        if not isinstance(spec, dict) or spec.get("type") not in JSON_TYPES:
-            raise ToolDefinitionError(f"{where}: give one JSON type, one of {JSON_TYPES}")
-        if not str(spec.get("description") or "").strip():
-            raise ToolDefinitionError(f"{where}: describe it: the model needs to know what it is")
-        extra = {k: v for k, v in spec.items() if k not in ("type", "description", "default")}
+        if not isinstance(arg, str) or not _ARGUMENT.match(arg):
+            raise ToolDefinitionError(f"{where}: the name must match {_ARGUMENT.pattern}")
+        if not isinstance(spec, dict):
+            raise ToolDefinitionError(f"{where}: its schema must be an object")
+        json_type, extra = _property_type(where, spec)
         if "default" in spec:
             try:
-                jsonschema.validate(spec["default"], {"type": spec["type"], **extra})
+                jsonschema.validate(
+                    spec["default"], {k: v for k, v in spec.items() if k != "default"}
+                )
             except jsonschema.ValidationError as e:
                 raise ToolDefinitionError(
                     f"{where}: the default does not fit: {e.message}"
                 ) from None
-        rows.append(
-            {
-                "ordinal": ordinal,
-                "name": arg,
-                "json_type": spec["type"],
-                "required": arg in required,
-                "default_value": json.dumps(spec["default"]) if "default" in spec else None,
-                "description": spec["description"].strip(),
-                "schema_extra": json.dumps(extra, sort_keys=True),
-            }
-        )
+        row = {
+            "ordinal": ordinal,
+            "name": arg,
+            "json_type": json_type,
+            "required": arg in required,
+            "default_value": json.dumps(spec["default"]) if "default" in spec else None,
+            "description": str(spec.get("description") or "").strip(),
+            "schema_extra": json.dumps(extra, sort_keys=True),
+        }
+        for column in ("description", "schema_extra", "default_value"):
+            if len(row[column] or "") > MAX_TEXT:
+                raise ToolDefinitionError(
+                    f"{where}: its {column.replace('_', ' ')} has {len(row[column])} characters;"
+                    f" at most {MAX_TEXT} are stored: shorten it"
+                )
+        rows.append(row)
     return rows
 
 
@@ -147,8 +263,13 @@ def schema_from_rows(rows: list[dict]) -> dict:
     properties: dict[str, Any] = {}
     required = []
     for row in sorted(rows, key=lambda r: r["ordinal"]):
-        spec = {"type": row["json_type"], "description": row["description"]}
+        spec: dict[str, Any] = {"type": row["json_type"]}
+        description = str(row["description"] or "").strip()
+        if description:
+            spec["description"] = description
         spec.update(json.loads(row["schema_extra"] or "{}"))
+        if spec["type"] is None:  # stored as "no type keyword" (anyOf, enum, ...)
+            del spec["type"]
         if row["default_value"] is not None:
             spec["default"] = json.loads(row["default_value"])
         properties[row["name"]] = spec
@@ -269,9 +390,16 @@ def build_tool(definition: ToolDefinition) -> Tool:
     it cannot be one."""
     name = definition.name
     if not isinstance(name, str) or not _NAME.match(name):
-        raise ToolDefinitionError(f"tool name {name!r} must match ^[a-zA-Z_][a-zA-Z0-9_]*$")
-    if not str(definition.description or "").strip():
-        raise ToolDefinitionError(f"tool {name!r}: describe what it answers")
+        raise ToolDefinitionError(
+            f"tool name {name!r} must match {_NAME.pattern} (letters, digits, _ and -)"
+        )
+    if not isinstance(definition.description, str) or not definition.description.strip():
+        raise ToolDefinitionError(f"tool {name!r}: describe what it answers (a text)")
+    if len(definition.description) > MAX_TEXT:
+        raise ToolDefinitionError(
+            f"tool {name!r}: the description has {len(definition.description)} characters;"
+            f" at most {MAX_TEXT} are stored: shorten it"
+        )
     if definition.implementation_type not in IMPLEMENTATION_TYPES:
         raise ToolDefinitionError(
             f"tool {name!r}: implementation type {definition.implementation_type!r} is not one of"

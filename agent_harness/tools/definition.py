@@ -40,6 +40,7 @@ __all__ = [
     "ACCESS_LEVELS",
     "allows",
     "parse_docstring",
+    "name_words",
 ]
 
 DEFAULT_CATEGORY = "general"
@@ -57,6 +58,36 @@ class ToolError(Exception):
 
 class ToolDefinitionError(TypeError):
     """The function cannot be a tool (no docstring, undocumented argument, duplicate name)."""
+
+
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+#: How often a tool's name words are repeated in its keyword text: BM25 then weighs the name
+#: about 3:1 against the description on both backends (measured in bench/README.md).
+NAME_REPEAT = 3
+
+
+def name_words(name: str) -> str:
+    """A tool or argument name as lower-case words: snake_case, camelCase, PascalCase, dots,
+    hyphens and digits split (``getHTTPStatus2`` -> ``get http status 2``)."""
+    return " ".join(w.lower() for w in _NAME_WORD.findall(str(name))) or str(name).lower()
+
+
+def _schema_words(schema: Any, out: list[str], depth: int = 0) -> None:
+    """Argument names (as words), descriptions and enum values of a JSON schema, nested
+    objects, arrays and anyOf/oneOf/allOf included (depth-limited)."""
+    if not isinstance(schema, dict) or depth > 6:
+        return
+    for name, spec in (schema.get("properties") or {}).items():
+        out.append(name_words(name))
+        if isinstance(spec, dict):
+            out.extend(str(spec[k]) for k in ("title", "description") if spec.get(k))
+            out.extend(str(v) for v in spec.get("enum") or [] if isinstance(v, (str, int)))
+            _schema_words(spec, out, depth + 1)
+    for key in ("items", "additionalProperties"):
+        _schema_words(schema.get(key), out, depth + 1)
+    for key in ("anyOf", "oneOf", "allOf"):
+        for option in schema.get(key) or []:
+            _schema_words(option, out, depth + 1)
 
 
 _SECTION = re.compile(r"^\s*(Args|Arguments|Returns|Raises|Yields|Examples?|Notes?):\s*$")
@@ -265,9 +296,18 @@ class Tool:
         return f"{self.name} takes: {names or 'no arguments'}"
 
     def index_text(self) -> str:
-        """What the toolbox embeds: "name: description / args: a, b"."""
-        args = ", ".join(self.parameters.get("properties", {}))
-        return f"{self.name}: {self.description} / args: {args}"
+        """What the toolbox embeds besides the name's words: the description (the registry
+        adds the embedding of :func:`name_words` to it, see ``ToolRegistry``)."""
+        return self.description
+
+    def search_text(self) -> str:
+        """What the toolbox's keyword index holds: the name's words (:func:`name_words`,
+        :data:`NAME_REPEAT` times), the description, then each argument's name words,
+        description and enum values (nested schemas too), one part per line."""
+        arguments: list[str] = []
+        _schema_words(self.parameters, arguments)
+        name = name_words(self.name)
+        return "\n".join([" ".join([name] * NAME_REPEAT), self.description, " ".join(arguments)])
 
 
 #: Every tool registered with ``@register`` in this process, by name.

@@ -27,12 +27,9 @@ from agent_harness.backends.embedded.memory import MemoryTables
 from agent_harness.backends.embedded.migrations import MigrationSteps
 from agent_harness.backends.embedded.provenance import EmbeddedProvenance
 from agent_harness.backends.embedded.readonly import ReadOnlyConnection
-from agent_harness.backends.embedded.registry import (
-    EmbeddedBreakers,
-    EmbeddedTelemetry,
-    EmbeddedToolRanking,
-)
+from agent_harness.backends.embedded.registry import EmbeddedBreakers, EmbeddedTelemetry
 from agent_harness.backends.embedded.supplychain import SupplyChainTables
+from agent_harness.backends.embedded.tool_ranking import EmbeddedToolRanking
 
 __all__ = ["EmbeddedBackend"]
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from agent_harness.backends.base import Scope
 from agent_harness.backends.embedded.migrations import NOW
+from agent_harness.backends.roles import in_list
 
 __all__ = ["Boxes"]
 
@@ -48,10 +49,11 @@ class Boxes:
                 ).fetchall():
                     self.conn.execute(f"DELETE FROM {vec_table} WHERE id = ?", (box_id,))
 
-    def indexed_rows(self, box: str) -> list[dict]:
+    def indexed_rows(self, box: str, names: Sequence[str] | None = None) -> list[dict]:
         if box not in BOXES:  # the name is put into SQL: only known tables
             raise ValueError(f"unknown box {box!r}; use one of {sorted(BOXES)}")
-        return self.query(f"SELECT * FROM {box} ORDER BY name")
+        where, binds = in_list("name", "n", None if names is None else list(names))
+        return self.query(f"SELECT * FROM {box} WHERE {where}1 = 1 ORDER BY name", binds)
 
     def nearest_indexed(self, box: str, vector: np.ndarray, k: int, text: str = "") -> list[str]:
         if k <= 0:

@@ -229,6 +229,32 @@ MIGRATIONS = Migrations(
             ],
         ),
         Migration(
+            "m009_create_tool_search",
+            [
+                # The keyword text of a tool (Tool.search_text(), computed in Python); rows
+                # stored before this migration get theirs at the next ToolRegistry.sync().
+                "ALTER TABLE toolbox ADD COLUMN search_text TEXT NOT NULL DEFAULT ''",
+                # External-content FTS5 table kept in step by triggers, as memory_fts is.
+                """CREATE VIRTUAL TABLE toolbox_fts USING fts5(
+                search_text, content='toolbox', content_rowid='id',
+                tokenize='porter unicode61 remove_diacritics 2')""",
+                """CREATE TRIGGER toolbox_ai AFTER INSERT ON toolbox BEGIN
+                INSERT INTO toolbox_fts(rowid, search_text) VALUES (new.id, new.search_text);
+                END""",
+                """CREATE TRIGGER toolbox_ad AFTER DELETE ON toolbox BEGIN
+                INSERT INTO toolbox_fts(toolbox_fts, rowid, search_text)
+                VALUES ('delete', old.id, old.search_text); END""",
+                # Re-indexed only when the text changed.
+                """CREATE TRIGGER toolbox_au AFTER UPDATE OF search_text ON toolbox
+                WHEN old.search_text IS NOT new.search_text BEGIN
+                INSERT INTO toolbox_fts(toolbox_fts, rowid, search_text)
+                VALUES ('delete', old.id, old.search_text);
+                INSERT INTO toolbox_fts(rowid, search_text) VALUES (new.id, new.search_text);
+                END""",
+                "INSERT INTO toolbox_fts(toolbox_fts) VALUES ('rebuild')",
+            ],
+        ),
+        Migration(
             "m010_create_agents_and_skill_links",
             [
                 # A skill's parent groups it in the manifest (not followed for unlocking).

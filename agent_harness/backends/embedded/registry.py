@@ -13,22 +13,17 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from agent_harness.backends.roles import (
     BREAKER_COLUMNS,
     TELEMETRY_COLUMNS,
     BreakerStore,
-    RankWeights,
     TelemetryStore,
-    ToolRanking,
     in_list,
 )
 
 __all__ = [
     "EmbeddedTelemetry",
     "EmbeddedBreakers",
-    "EmbeddedToolRanking",
     "to_text",
     "to_time",
 ]
@@ -251,76 +246,3 @@ class EmbeddedBreakers(BreakerStore):
             f" ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = {_NOW}",
             {"name": name, "value": value},
         )
-
-
-class EmbeddedToolRanking(ToolRanking):
-    """Toolbox ranking on SQLite: ``vec_distance_cosine`` over the (small) toolbox plus the
-    windowed statistics, filtered and ordered in one statement."""
-
-    def __init__(self, backend) -> None:
-        self.backend = backend
-
-    def rank(
-        self,
-        vector: np.ndarray | None,
-        text: str,
-        *,
-        window_calls: int,
-        since: dt.datetime,
-        now: dt.datetime,
-        weights: RankWeights,
-        categories: Sequence[str] | None = None,
-        include_open: bool = False,
-        k: int | None = None,
-    ) -> list[dict]:
-        category_filter, binds = in_list("category", "cat", categories)
-        open_filter = "" if include_open else "state <> 'open' AND "
-        sql = (
-            "WITH "
-            + _WINDOW_CTE.format(tool_filter="")
-            + """, scored AS (
-                SELECT x.name, x.category,
-                       1.0 - vec_distance_cosine(v.embedding, :qv) AS similarity,
-                       COALESCE(s.calls, 0) AS calls, COALESCE(s.successes, 0) AS successes,
-                       s.p50_ms,
-                       CASE WHEN b.state = 'open'
-                                 AND (b.retry_at IS NULL OR b.retry_at > :now) THEN 'open'
-                            WHEN b.state = 'open' THEN 'half_open'
-                            ELSE COALESCE(b.state, 'closed') END AS state
-                FROM toolbox x JOIN toolbox_vec v ON v.id = x.id
-                LEFT JOIN window_stats s ON s.tool = x.name
-                LEFT JOIN tool_breakers b ON b.tool_name = x.name)
-            SELECT name, category, similarity, calls, successes, p50_ms, state,
-                   similarity
-                   - :w_success * (1.0 - (successes + 2.0) / (calls + 2.0))
-                   - :w_latency * (1.0 - :latency_ref / (:latency_ref + COALESCE(p50_ms, 0.0)))
-                   AS score
-            FROM scored WHERE """
-            + category_filter
-            + open_filter
-            + "1 = 1 ORDER BY score DESC, name LIMIT :k"
-        )
-        binds.update(
-            qv=self.backend.vector_bind(vector),
-            window_calls=int(window_calls),
-            since=to_text(since),
-            now=to_text(now),
-            w_success=float(weights.success),
-            w_latency=float(weights.latency),
-            latency_ref=float(weights.latency_ref_ms),
-            k=-1 if k is None else int(k),
-        )
-        return self.backend.query(sql, binds)
-
-    def neighbours(self, tool: str, k: int, now: dt.datetime) -> list[str]:
-        rows = self.backend.query(
-            """SELECT o.name FROM toolbox me JOIN toolbox_vec mv ON mv.id = me.id
-               JOIN toolbox o ON o.name <> me.name JOIN toolbox_vec ov ON ov.id = o.id
-               LEFT JOIN tool_breakers b ON b.tool_name = o.name
-               WHERE me.name = :tool
-                 AND NOT (COALESCE(b.state, 'closed') = 'open'
-                          AND (b.retry_at IS NULL OR b.retry_at > :now))
-               ORDER BY vec_distance_cosine(mv.embedding, ov.embedding), o.name LIMIT :k""",
-            {"tool": tool, "now": to_text(now), "k": int(k)},
-        )
-        return [r["name"] for r in rows]

@@ -29,12 +29,9 @@ from agent_harness.backends.oracle.memory import MemoryTables
 from agent_harness.backends.oracle.migrations import MigrationSteps
 from agent_harness.backends.oracle.provenance import OracleProvenance
 from agent_harness.backends.oracle.readonly import ReadOnlySQL
-from agent_harness.backends.oracle.registry import (
-    OracleBreakers,
-    OracleTelemetry,
-    OracleToolRanking,
-)
+from agent_harness.backends.oracle.registry import OracleBreakers, OracleTelemetry
 from agent_harness.backends.oracle.supplychain import SupplyChainTables
+from agent_harness.backends.oracle.tool_ranking import OracleToolRanking
 from agent_harness.config import Settings
 from agent_harness.supplychain.schema import OWNER
 

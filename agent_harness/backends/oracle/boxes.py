@@ -14,12 +14,21 @@ import oracledb
 
 from agent_harness.backends.base import BackendError, Scope
 from agent_harness.backends.oracle.connection import iso_text
+from agent_harness.backends.roles import in_list
 
 __all__ = ["BOX_COLUMNS", "Boxes"]
 
 # Columns a box row may set (the names are put into SQL: only these), and JSON columns.
 BOX_COLUMNS = {
-    "toolbox": ("description", "parameters", "category", "always_on", "enabled", "content_hash"),
+    "toolbox": (
+        "description",
+        "parameters",
+        "category",
+        "always_on",
+        "enabled",
+        "content_hash",
+        "search_text",
+    ),
     "skillbox": ("title", "description", "body", "source", "path", "content_hash"),
 }
 BOX_SELECT = {
@@ -69,10 +78,19 @@ class Boxes:
         with self.transaction(), self.conn.cursor() as cur:
             cur.executemany(f"DELETE FROM {box} WHERE name = :name", [{"name": k} for k in keys])
 
-    def indexed_rows(self, box: str) -> list[dict]:
+    def indexed_rows(self, box: str, names: Sequence[str] | None = None) -> list[dict]:
         if box not in BOX_SELECT:  # the name is put into SQL: only known tables
             raise ValueError(f"unknown box {box!r}; use one of {sorted(BOX_SELECT)}")
-        return self.query(f"SELECT {BOX_SELECT[box]} FROM {box} ORDER BY name")
+        # An IN list holds at most 1,000 expressions on Oracle (ORA-01795): more, read all.
+        chosen = None if names is None or len(names) > 1000 else list(names)
+        where, binds = in_list("name", "n", chosen)
+        rows = self.query(
+            f"SELECT {BOX_SELECT[box]} FROM {box} WHERE {where}1 = 1 ORDER BY name", binds
+        )
+        if chosen is not None or names is None:
+            return rows
+        wanted = set(names)
+        return [r for r in rows if r["name"] in wanted]
 
     def nearest_indexed(self, box: str, vector: np.ndarray, k: int, text: str = "") -> list[str]:
         if box not in BOX_COLUMNS:

@@ -45,6 +45,9 @@ class OracleToolDefinitions(ToolDefinitionStore):
                         "tool_name": definition["name"],
                         **{c: row[c] for c in _PARAMETER},
                         "required": int(bool(row["required"])),
+                        # '' is NULL in Oracle and the column is NOT NULL: no description
+                        # is stored as one space and read back as ''.
+                        "description": row["description"] or " ",
                     },
                 )
 
@@ -57,6 +60,7 @@ class OracleToolDefinitions(ToolDefinitionStore):
             f"SELECT tool_name, {', '.join(_PARAMETER)} FROM tool_parameters"
             " ORDER BY tool_name, ordinal"
         ):
+            row["description"] = (row["description"] or "").strip()
             parameters.setdefault(row["tool_name"], []).append(row)
         for definition in definitions:
             definition["parameters"] = parameters.get(definition["name"], [])

@@ -97,7 +97,7 @@ class DoctorChecks:
     def _check_indexes(self) -> str:
         rows = self.query(
             "SELECT index_name, index_type, status, domidx_status, domidx_opstatus"
-            " FROM user_indexes WHERE table_name IN ('MEMORIES', 'TOOLBOX', 'SKILLBOX')"
+            " FROM user_indexes"
         )
         found = {r["index_name"]: r for r in rows}
         expected = [s.name for m in MIGRATIONS for s in m.steps if "index" in s.kind]

@@ -170,15 +170,15 @@ MIGRATIONS = Migrations(
 
 EXISTS_SQL = {
     "table": "SELECT COUNT(*) FROM user_tables WHERE table_name = :name",
+    # Database Reference 26: USER_TAB_COLUMNS (TABLE_NAME, COLUMN_NAME); named TABLE.COLUMN
+    "column": "SELECT COUNT(*) FROM user_tab_columns WHERE table_name || '.' || column_name"
+    " = :name",
     "index": "SELECT COUNT(*) FROM user_indexes WHERE index_name = :name",
     "text index": "SELECT COUNT(*) FROM user_indexes WHERE index_name = :name",
     "preference": "SELECT COUNT(*) FROM ctx_user_preferences WHERE pre_name = :name",
     "stoplist": "SELECT COUNT(*) FROM ctx_stoplists WHERE spl_owner = USER AND spl_name = :name",
     # Database Reference 26: USER_PROPERTY_GRAPHS (GRAPH_NAME)
     "property graph": "SELECT COUNT(*) FROM user_property_graphs WHERE graph_name = :name",
-    # a column, named TABLE.COLUMN (Database Reference: USER_TAB_COLUMNS)
-    "column": "SELECT COUNT(*) FROM user_tab_columns"
-    " WHERE table_name || '.' || column_name = :name",
 }
 
 LEDGER_DDL = (

@@ -8,7 +8,7 @@ table grows. p50/p95 are ``PERCENTILE_DISC``: the first value whose cumulative d
 reaches p, which is the nearest-rank value the embedded backend reads off ``ROW_NUMBER`` (the
 smallest duration at rank r with 100 r >= p n), so both dialects give the same numbers.
 Documentation: SQL Language Reference 23/26 (SELECT: cross_outer_apply_clause,
-row_limiting_clause; PERCENTILE_DISC; VECTOR_DISTANCE; MERGE).
+row_limiting_clause; PERCENTILE_DISC; MERGE). The ranking is in :mod:`.tool_ranking`.
 """
 
 from __future__ import annotations
@@ -18,20 +18,17 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import oracledb
 
 from agent_harness.backends.roles import (
     BREAKER_COLUMNS,
     TELEMETRY_COLUMNS,
     BreakerStore,
-    RankWeights,
     TelemetryStore,
-    ToolRanking,
     in_list,
 )
 
-__all__ = ["OracleTelemetry", "OracleBreakers", "OracleToolRanking", "to_db_time", "from_db_time"]
+__all__ = ["OracleTelemetry", "OracleBreakers", "to_db_time", "from_db_time"]
 
 
 def to_db_time(value: dt.datetime | None) -> dt.datetime | None:
@@ -256,81 +253,3 @@ class OracleBreakers(BreakerStore):
             " INSERT (name, value) VALUES (n.name, n.value)",
             {"name": name, "value": value},
         )
-
-
-class OracleToolRanking(ToolRanking):
-    """Toolbox ranking on Oracle: exact ``VECTOR_DISTANCE`` over the (small) toolbox plus the
-    windowed statistics, filtered and ordered in one statement."""
-
-    def __init__(self, backend) -> None:
-        self.backend = backend
-
-    def rank(
-        self,
-        vector: np.ndarray | None,
-        text: str,
-        *,
-        window_calls: int,
-        since: dt.datetime,
-        now: dt.datetime,
-        weights: RankWeights,
-        categories: Sequence[str] | None = None,
-        include_open: bool = False,
-        k: int | None = None,
-    ) -> list[dict]:
-        category_filter, binds = in_list("category", "cat", categories)
-        open_filter = "" if include_open else "state <> 'open' AND "
-        limit = "" if k is None else " FETCH FIRST :k ROWS ONLY"
-        sql = (
-            "WITH "
-            + _WINDOW_CTE.format(tool_filter="")
-            + """, scored AS (
-                SELECT x.name, x.category,
-                       1 - VECTOR_DISTANCE(x.embedding, :qv, COSINE) AS similarity,
-                       NVL(s.calls, 0) AS calls, NVL(s.successes, 0) AS successes, s.p50_ms,
-                       CASE WHEN b.state = 'open'
-                                 AND (b.retry_at IS NULL OR b.retry_at > :now) THEN 'open'
-                            WHEN b.state = 'open' THEN 'half_open'
-                            ELSE NVL(b.state, 'closed') END AS state
-                FROM toolbox x
-                LEFT JOIN window_stats s ON s.tool = x.name
-                LEFT JOIN tool_breakers b ON b.tool_name = x.name)
-            SELECT name, category, similarity, calls, successes, p50_ms, state,
-                   similarity
-                   - :w_success * (1 - (successes + 2) / (calls + 2))
-                   - :w_latency * (1 - :latency_ref / (:latency_ref + NVL(p50_ms, 0))) AS score
-            FROM scored WHERE """
-            + category_filter
-            + open_filter
-            + "1 = 1 ORDER BY score DESC, name"
-            + limit
-        )
-        binds.update(
-            qv=self.backend.vector_bind(vector),
-            window_calls=int(window_calls),
-            since=to_db_time(since),
-            now=to_db_time(now),
-            w_success=float(weights.success),
-            w_latency=float(weights.latency),
-            latency_ref=float(weights.latency_ref_ms),
-            k=None if k is None else int(k),
-        )
-        rows = self.backend.query(sql, binds)
-        for row in rows:
-            for name in ("similarity", "score", "p50_ms"):
-                if row[name] is not None:
-                    row[name] = float(row[name])
-        return rows
-
-    def neighbours(self, tool: str, k: int, now: dt.datetime) -> list[str]:
-        rows = self.backend.query(
-            """SELECT o.name FROM toolbox me JOIN toolbox o ON o.name <> me.name
-               LEFT JOIN tool_breakers b ON b.tool_name = o.name
-               WHERE me.name = :tool
-                 AND NOT (NVL(b.state, 'closed') = 'open'
-                          AND (b.retry_at IS NULL OR b.retry_at > :now))
-               ORDER BY VECTOR_DISTANCE(me.embedding, o.embedding, COSINE), o.name
-               FETCH FIRST :k ROWS ONLY""",
-            {"tool": tool, "now": to_db_time(now), "k": int(k)},
-        )
-        return [r["name"] for r in rows]

@@ -1,4 +1,5 @@
-"""The Oracle migrations of the self-healing registry and of tools as data (m005-m008).
+"""The Oracle migrations of the self-healing registry, tools as data and tool search
+(m005-m009).
 
 Same names and meaning as the embedded backend's; appended to
 :data:`agent_harness.backends.oracle.migrations.MIGRATIONS`.
@@ -191,6 +192,23 @@ REGISTRY_MIGRATIONS = [
                 schema_extra VARCHAR2(4000 CHAR) DEFAULT '{}' NOT NULL
                     CHECK (schema_extra IS JSON),
                 PRIMARY KEY (tool_name, name))""",
+            ),
+        ],
+    ),
+    Migration(
+        "m009_create_tool_search",
+        [
+            # The keyword text of a tool (Tool.search_text(), computed in Python); rows stored
+            # before this migration get theirs at the next ToolRegistry.sync().
+            Step("column", "TOOLBOX.SEARCH_TEXT", "ALTER TABLE toolbox ADD (search_text CLOB)"),
+            # As the memories' index: accents folded, every word indexed, kept in step at
+            # each commit.
+            Step(
+                "text index",
+                "TOOLBOX_TEXT",
+                "CREATE INDEX toolbox_text ON toolbox (search_text) INDEXTYPE IS CTXSYS.CONTEXT"
+                " PARAMETERS ('LEXER WORKSHOP_LEXER STOPLIST WORKSHOP_STOPLIST"
+                " SYNC (ON COMMIT)')",
             ),
         ],
     ),

@@ -15,5 +15,5 @@ class Step:
     stopped half-way must be able to run again)."""
 
     kind: str  # table | column | index | text index | preference | stoplist | property graph
-    name: str  # the object it creates, upper case
+    name: str  # the object it creates, upper case (a column: TABLE.COLUMN)
     sql: str
