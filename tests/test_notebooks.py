@@ -94,7 +94,7 @@ def _up_to(nb, grade_id: str):
     return nb
 
 
-def test_there_are_seven_numbered_notebooks():
+def test_there_are_eight_numbered_notebooks():
     assert NAMES == [
         "00_setup",
         "01_memory",
@@ -103,6 +103,7 @@ def test_there_are_seven_numbered_notebooks():
         "04_agent_loop",
         "05_tool_output_offload",
         "06_self_healing_registry",
+        "07_progressive_disclosure",
     ]
 
 
@@ -199,6 +200,17 @@ def test_every_todo_has_at_least_three_mutants():
         mutants = _mutants(path.stem)
         for grade_id in ids:
             assert sum(m[0] == grade_id for m in mutants) >= 3, (path.stem, grade_id)
+
+
+#: Notebooks whose TODOs each have at least eight plausible wrong answers (07 on).
+EIGHT_MUTANTS = {"07_progressive_disclosure"}
+
+
+def test_the_newer_todos_have_at_least_eight_mutants():
+    for name in EIGHT_MUTANTS:
+        ids = _solution_ids(nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4))
+        for grade_id in ids:
+            assert sum(m[0] == grade_id for m in _mutants(name)) >= 8, (name, grade_id)
 
 
 @pytest.mark.parametrize(
