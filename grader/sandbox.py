@@ -91,10 +91,22 @@ def _python_paths() -> list[str]:
     return sorted(p for p in paths if p and os.path.exists(p))
 
 
+def _package_root() -> str:
+    """The folder holding the ``agent_harness`` package the grader imported.
+
+    It goes on the runner's ``PYTHONPATH``, so the sandbox imports that same package: an
+    editable install's import hook points at the checkout it was installed from, which is
+    not the one graded from a git worktree (and is not mounted in the sandbox)."""
+    import agent_harness
+
+    return str(Path(agent_harness.__file__).resolve().parent.parent)
+
+
 def _environment(job: str) -> dict[str, str]:
     """The scrubbed environment of the runner."""
     return {
         "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": _package_root(),
         "HOME": job,
         "LANG": "C.UTF-8",
         "TMPDIR": "/tmp",

@@ -395,3 +395,21 @@ def test_collect_matches_every_notebook_of_a_zip_and_of_nbgrader_folders(tmp_pat
     assert sorted(found["carol"].notebooks) == ["00_setup", "03_tools_and_skills"]
     assert sorted(found["dan"].notebooks) == ["00_setup", "05_tool_output_offload"]
     assert found["carol"].problems == [] and found["dan"].problems == []
+
+
+def test_the_sandbox_imports_the_agent_harness_the_grader_imported(tmp_path):
+    """From a git worktree the editable install's import hook points at another checkout
+    (not mounted in the sandbox): the runner's PYTHONPATH names the package's own folder."""
+    import subprocess
+
+    import agent_harness
+    from grader.sandbox import Sandbox, _environment
+
+    sandbox = Sandbox(tmp_path, tmp_path, Limits())
+    # the runner's command line, running a line of Python instead of runner.py
+    command = sandbox.command()[:-3] + ["-c", "import agent_harness; print(agent_harness.__file__)"]
+    out = subprocess.run(
+        command, capture_output=True, text=True, env=_environment(str(tmp_path)), timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(Path(agent_harness.__file__).resolve())

@@ -103,7 +103,7 @@ def _solution_sources(nb) -> dict[str, str]:
     }
 
 
-def test_there_are_seven_numbered_notebooks():
+def test_there_are_eight_numbered_notebooks():
     assert NAMES == [
         "00_setup",
         "01_memory",
@@ -112,6 +112,7 @@ def test_there_are_seven_numbered_notebooks():
         "04_agent_loop",
         "05_tool_output_offload",
         "06_self_healing_registry",
+        "07_progressive_disclosure",
     ]
 
 
@@ -271,6 +272,17 @@ class _MutantRuns(dict):
 @pytest.fixture(scope="module")
 def mutant_runs(template, tmp_path_factory) -> _MutantRuns:
     return _MutantRuns(template, tmp_path_factory.mktemp("mutant-jobs"))
+
+
+#: Notebooks whose TODOs each have at least eight plausible wrong answers (06 on: issues 9, 10).
+EIGHT_MUTANTS = {"06_self_healing_registry", "07_progressive_disclosure"}
+
+
+def test_the_newer_todos_have_at_least_eight_mutants():
+    for name in EIGHT_MUTANTS:
+        ids = _solution_ids(nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4))
+        for grade_id in ids:
+            assert sum(m[0] == grade_id for m in _mutants(name)) >= 8, (name, grade_id)
 
 
 @pytest.mark.parametrize(
