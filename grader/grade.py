@@ -11,6 +11,7 @@ their plain values with the reference values of the instructor's solution, in it
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import json
 import os
@@ -21,7 +22,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import nbformat
@@ -34,6 +35,7 @@ from grader.sandbox import Limits, Sandbox
 
 __all__ = [
     "run_notebooks",
+    "cut_after",
     "GradingError",
     "Source",
     "Answers",
@@ -240,6 +242,25 @@ def cells_to_run(
             {"source": text, "grade_id": meta.get("grade_id") if meta.get("grade") else None}
         )
     return cells
+
+
+def cut_after(source: Source, grade_id: str, keep_probes: bool = True) -> Source:
+    """The notebook up to and including the cell ``grade_id``: later cells cannot change the
+    scores of these cells, so a run that only needs them can skip the rest. Its grade cells
+    and (with ``keep_probes``) its probes are those of the kept cells: the probes keep their
+    positions, so their values compare with a whole run's."""
+    ids = [_meta(c).get("grade_id") for c in source.notebook.cells]
+    end = ids.index(grade_id) + 1
+    notebook, released = copy.deepcopy(source.notebook), copy.deepcopy(source.released)
+    notebook.cells, released.cells = notebook.cells[:end], released.cells[:end]
+    kept = set(ids[:end])
+    return replace(
+        source,
+        notebook=notebook,
+        released=released,
+        grade_cells=[(g, p) for g, p in source.grade_cells if g in kept],
+        probes={g: v for g, v in source.probes.items() if g in kept} if keep_probes else {},
+    )
 
 
 @dataclass
