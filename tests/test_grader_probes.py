@@ -275,6 +275,34 @@ def test_every_todo_has_probe_only_cases(name):
         assert grade_id in PROBE_ONLY.CORRECT.get(name, {}), (name, grade_id, "CORRECT")
 
 
+@pytest.mark.parametrize("name", list(SOURCES))
+def test_every_todo_has_three_differently_written_correct_answers(name):
+    """Issue 11: at least three other correct answers per TODO (CORRECT and MORE_CORRECT),
+    each written differently, so the checks are shown not to demand one way of writing it."""
+    for grade_id in _solutions(SOURCES[name]):
+        answers = [PROBE_ONLY.CORRECT.get(name, {}).get(grade_id)] + [
+            replaced.get(grade_id)
+            for _, replaced in getattr(PROBE_ONLY, "MORE_CORRECT", {}).get(name, [])
+        ]
+        answers = {" ".join(a.split()) for a in answers if a}
+        assert len(answers) >= 3, f"{name}/{grade_id}: {len(answers)} other correct answers"
+
+
+def test_the_covering_cells_exist():
+    """Every COVERED_BY entry of probe_only.py names a case and a grade cell of its TODO."""
+    labels = {
+        label
+        for table in (PROBE_ONLY.WRONG, PROBE_ONLY.ALWAYS_EQUAL, getattr(PROBE_ONLY, "VISIBLE", {}))
+        for by_id in table.values()
+        for items in by_id.values()
+        for label, _ in items
+    }
+    grade_ids = {g for source in SOURCES.values() for g, _ in source.grade_cells}
+    for label, grade_id in getattr(PROBE_ONLY, "COVERED_BY", {}).items():
+        assert label in labels, f"COVERED_BY names an unknown case: {label!r}"
+        assert grade_id in grade_ids, f"{label!r}: no grade cell {grade_id}"
+
+
 # --- 2. the reference ---------------------------------------------------------------------------
 
 

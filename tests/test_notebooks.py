@@ -193,12 +193,30 @@ def test_untouched_student_notebook_scores_zero_on_every_todo(path, tmp_path, te
     assert results and all(r.points == 0 for r in results), results
 
 
-def test_every_todo_has_at_least_three_mutants():
-    for path in SOLUTIONS:
-        ids = _solution_ids(nbformat.read(path, as_version=4))
-        mutants = _mutants(path.stem)
-        for grade_id in ids:
-            assert sum(m[0] == grade_id for m in mutants) >= 3, (path.stem, grade_id)
+#: Plausible wrong answers each TODO needs, by notebook number (docs/notebook-authoring.md:
+#: at least three; issue 9: at least eight for the self-healing registry and the notebook
+#: after it). A notebook listed here is held to it as soon as it exists.
+MUTANTS_PER_TODO = {"06": 8, "07": 8}
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_every_todo_has_enough_mutants(path):
+    needed = MUTANTS_PER_TODO.get(path.stem[:2], 3)
+    ids = _solution_ids(nbformat.read(path, as_version=4))
+    mutants = _mutants(path.stem)
+    for grade_id in ids:
+        found = sum(m[0] == grade_id for m in mutants)
+        assert found >= needed, f"{path.stem}/{grade_id}: {found} mutants, at least {needed}"
+    covered = getattr(_mutants_module(path.stem), "COVERED_BY", {})
+    labels = {m[1] for m in mutants}
+    assert set(covered) <= labels, f"{path.stem}: COVERED_BY names unknown mutants"
+
+
+def test_the_mutant_guard_covers_notebooks_listed_later():
+    """A notebook listed in MUTANTS_PER_TODO is checked by the number in its name: 07 (not
+    written yet) is held to eight as soon as solutions/07_*.ipynb exists."""
+    assert all(MUTANTS_PER_TODO[n] >= 8 for n in ("06", "07"))
+    assert {p.stem[:2] for p in SOLUTIONS} >= {"06"}
 
 
 @pytest.mark.parametrize(
@@ -224,3 +242,75 @@ def test_a_plausible_wrong_answer_scores_zero_on_its_todo(
     assert covering in rows, f"{covering} is not a grade cell of {grade_id}"
     assert sum(r.points for r in rows.values()) < sum(r.max_points for r in rows.values()), label
     assert rows[covering].points == 0, f"{label!r} passed {covering}: {rows[covering]}"
+
+
+# --- rule d: a check's outcome does not depend on what the attendee ran before -----------------
+
+#: What an attendee may have run before the checks, per notebook: code run right after the
+#: setup cell. 02: notes, an episode and a logged tool output about TEU and vessels; in the demo
+#: data the probe query's top 5 hold two memories whose scores tie, after this they do not.
+ATTENDEE_ACTIVITY = {
+    "02_retrieval": """
+for _kind, _text in [
+    ("note", "Our biggest ships carry about 24,000 TEU; TEU means twenty-foot equivalent unit."),
+    ("note", "TEU TEU: remember to report capacity in TEU, never tons."),
+    ("episode", "Question: which vessels have the largest capacity?\\nAnswer: the EVER class."),
+    ("note", "Unit conversion: one 40-foot container counts as two 20-foot units."),
+    ("tool_output", "run_sql output: name, capacity_teu rows for vessels"),
+]:
+    h.memory.add(_text, kind=_kind, subject="attendee", thread_id="attendee-activity")
+""",
+}
+
+ACTIVITY_CASES = [
+    (name, label, grade_id, source)
+    for name in ATTENDEE_ACTIVITY
+    for grade_id, label, source in [(None, "the solution", None), *_mutants(name)]
+    if source is None or "tie-break" in label
+]
+
+
+def _visible_outcomes(name: str, tmp_path: Path, template: Path, replace, activity: str):
+    """Which grade cells pass their VISIBLE checks (hidden tests removed), with ``activity``
+    run right after the setup cell and the solution cell ``replace[0]`` replaced."""
+    source = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
+    nb = release_notebook(source)
+    for cell, original in zip(nb.cells, source.cells):
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            cell.source = original.source
+            if meta["grade_id"] == replace[0]:
+                cell.source = replace[1]
+    setup = next(i for i, c in enumerate(nb.cells) if "agent_harness.connect(" in c.source)
+    if activity:
+        nb.cells.insert(setup + 1, nbformat.v4.new_code_cell(activity))
+    last = [
+        c.metadata["nbgrader"]["grade_id"]
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    ]
+    nb = _up_to(nb, last[-1])
+    nb, status = _run(nb, tmp_path, template)
+    return {r.grade_id: r.points == r.max_points for r in score(nb, status, [])}
+
+
+@pytest.mark.parametrize(
+    "name, label, grade_id, source",
+    ACTIVITY_CASES,
+    ids=[f"{c[0]}:{c[1][:40]}" for c in ACTIVITY_CASES],
+)
+def test_visible_checks_give_the_same_outcome_after_attendee_activity(
+    name, label, grade_id, source, tmp_path, template
+):
+    """Rule d (docs/notebook-authoring.md): the same answer passes and fails the same visible
+    checks whether or not the attendee stored memories first (here a tie-break bug, which the
+    old check caught only when the demo data happened to hold a tie)."""
+    fresh = _visible_outcomes(name, tmp_path, template, (grade_id, source), "")
+    after = _visible_outcomes(name, tmp_path, template, (grade_id, source), ATTENDEE_ACTIVITY[name])
+    assert after == fresh, f"{label}: {fresh} without the activity, {after} with it"
+    if source is None:
+        assert all(fresh.values()), fresh
+    else:
+        original = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
+        covering = _covering(name, grade_id, label, original)
+        assert not fresh[covering], f"{label} passed the visible checks of {covering}"
