@@ -301,6 +301,7 @@ _BEST_FIRST = "best first (highest rrf_score, then lowest id)"
 _MISSING = "A memory missing from one list has rank 999999 there."
 _ODD = 'Any text (quotes, operators, unicode and "" are all fine'
 _ROWS = "each with id, kind, subject, content, r_vec (int), r_txt (int) and rrf_score (float)."
+_BEST_SCORES = "At most k dicts, best first (highest rrf_score"
 _RELIES = {
     ("retrieve_knowledge_checks", "sizes"): (_OVERSAMPLE, _NEAREST),
     ("retrieve_knowledge_checks", "other queries"): (_NEAREST,),
@@ -312,6 +313,7 @@ _RELIES = {
     ("retrieve_knowledge_kinds", "other queries"): (_OVERSAMPLE, _KINDS_TEXT),
     ("hybrid_rrf_search_checks", "queries"): (
         "The RRF constant in 1 / (rrf_k + rank).",
+        _BEST_SCORES,
         _ROWS,
         _MISSING,
     ),
@@ -323,7 +325,7 @@ _RELIES = {
     ),
     ("hybrid_rrf_search_parameters", "rrf_k"): ("The RRF constant in 1 / (rrf_k + rank).",),
     ("hybrid_rrf_search_ties", "equal scores"): (_BEST_FIRST,),
-    ("hybrid_rrf_search_k", "k"): ("How many results at most.", _BEST_FIRST),
+    ("hybrid_rrf_search_k", "k"): ("How many results at most.", _BEST_SCORES),
 }
 PROBES = {
     grade_id: [replace(p, relies_on=_RELIES[grade_id, p.name]) for p in probes]

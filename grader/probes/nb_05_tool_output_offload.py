@@ -312,15 +312,18 @@ _EMPTY = 'with metadata "chars" = len(tool_output) and "empty" = (tool_output ==
 _ARGS = "a dict as json.dumps(tool_args, sort_keys=True), a str unchanged"
 _SUBJECT = "The model's id for the call: the memory's subject, the handle to fetch it."
 _KIND = "Store one tool call's WHOLE output as a memory of kind tool_output."
+_THREAD = "The conversation the call belongs to (the memory's thread_id)."
+_NAME = 'The tool that ran (metadata "tool_name").'
+_RETURNS = "The new memory's id (an int)."
 _EXACT = 'with the output exactly as it was logged (any size; "" when it was empty'
 _SHAPE = '``{"tool_name": str, "tool_args": str (the stored JSON text), "tool_output": str}``'
 _UNKNOWN = "(the id quoted as repr() does) when nothing is stored under that id."
 _EMPTY_FLAG = '"" when it was empty, i.e. metadata "empty" is true'
 
 _RELIES = {
-    ("log_tool_checks", "sizes"): (_WHOLE, _SUBJECT, _KIND),
+    ("log_tool_checks", "sizes"): (_WHOLE, _SUBJECT, _KIND, _THREAD, _NAME, _RETURNS),
     ("log_tool_checks", "multi-megabyte"): (_WHOLE,),
-    ("log_tool_checks", "calls do not mix"): (_SUBJECT,),
+    ("log_tool_checks", "calls do not mix"): (_SUBJECT, _THREAD, _NAME),
     ("log_tool_checks", "not in search"): (_KIND,),
     ("log_tool_args", "tool_args"): (_ARGS,),
     ("log_tool_empty", "chars and empty"): (_WHOLE, _EMPTY),

@@ -332,6 +332,10 @@ _COUNTS = (
     "``calls`` (int: calls in the window), ``success_rate`` (successes / calls, a fraction "
     "from 0 to 1)"
 )
+_LAST_ERROR = (
+    "``last_error`` (the error_message of the newest failed call in the window; None when no "
+    "call in the window failed)."
+)
 _PERCENTILES = (
     "``p50_ms`` and ``p95_ms`` (nearest-rank percentiles of duration_ms: the p-th percentile "
     "of n durations is the smallest one whose rank r, in ascending order, satisfies "
@@ -351,7 +355,7 @@ _CANDIDATES = "Use the rows of ``h.tools.candidates(query)``."
 _SORTED = "sort by score, highest first"
 _TIES = "equal scores by name (A to Z)."
 _RELIES = {
-    ("tool_stats_checks", "counts"): (_WINDOW, _COUNTS),
+    ("tool_stats_checks", "counts"): (_WINDOW, _COUNTS, _LAST_ERROR),
     ("tool_stats_percentiles", "percentiles"): (_PERCENTILES,),
     ("tool_stats_window", "windows"): (_WINDOW, _FIELDS),
     ("tool_stats_window", "time window"): (_WINDOW, _MINUTES),
