@@ -31,7 +31,14 @@ from pathlib import Path
 
 import pytest
 
-from grader.grade import NotebookRun, Source, load_sources, run_notebooks, score_notebook
+from grader.grade import (
+    NotebookRun,
+    Source,
+    cut_after,
+    load_sources,
+    run_notebooks,
+    score_notebook,
+)
 from grader.probes import same
 from grader.release import ROOT
 from grader.results import GradeRow
@@ -80,13 +87,9 @@ def _solutions(source: Source) -> dict[str, str]:
 
 def _checks_of(source: Source, solution_id: str) -> str:
     """The grade cell that checks a solution cell: the first grade cell after it."""
-    cells = source.notebook.cells
-    for i, cell in enumerate(cells):
-        if _meta(cell).get("grade_id") == solution_id:
-            for later in cells[i + 1 :]:
-                if _meta(later).get("grade"):
-                    return _meta(later)["grade_id"]
-    raise AssertionError(f"{source.name}: no grade cell after {solution_id}")
+    found = _todo_checks(source, solution_id)
+    assert found, f"{source.name}: no grade cell after {solution_id}"
+    return found[0]
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,32 @@ class Case:
     def id(self) -> str:
         """The case's test id: kind, notebook and the start of the label."""
         return f"{self.kind}:{self.notebook}:{self.label[:50]}"
+
+    @property
+    def until(self) -> str | None:
+        """The last grade cell a run of this case needs: a case that replaces one TODO is
+        judged on that TODO's grade cells only, so the cells after them are not run (None:
+        every cell, for other correct answers, which must score full marks everywhere)."""
+        if self.checks is None or len(self.replaced) != 1:
+            return None
+        return _todo_checks(SOURCES[self.notebook], next(iter(self.replaced)))[-1]
+
+
+def _todo_checks(source: Source, solution_id: str) -> list[str]:
+    """The grade cells of a TODO: after its solution cell, up to the next solution cell."""
+    cells, found = source.notebook.cells, []
+    start = next(i for i, c in enumerate(cells) if _meta(c).get("grade_id") == solution_id)
+    for later in cells[start + 1 :]:
+        if _meta(later).get("solution"):
+            break
+        if _meta(later).get("grade"):
+            found.append(_meta(later)["grade_id"])
+    return found
+
+
+def _source(name: str, until: str | None) -> Source:
+    """A notebook's source, cut after the grade cell ``until`` when given."""
+    return SOURCES[name] if until is None else cut_after(SOURCES[name], until)
 
 
 def _wrong_cases(kind: str, table: dict, covered_by: dict | None = None) -> list[Case]:
@@ -163,12 +192,12 @@ CASES = MUTANT_CASES + WRONG_CASES + ALWAYS_EQUAL_CASES + VISIBLE_CASES + CORREC
 
 
 def _run_chunk(template: Path, scratch: Path, chunk: list) -> list[NotebookRun]:
-    """Run ``[(key, notebook, answers)]`` one after the other in ONE sandbox (the runner and
-    the embedding model warm up once per chunk, not once per case)."""
+    """Run ``[(key, (notebook, answers, until))]`` one after the other in ONE sandbox (the
+    runner and the embedding model warm up once per chunk, not once per case)."""
     job = Path(tempfile.mkdtemp(prefix="cases-", dir=scratch))
     try:
         return run_notebooks(
-            [(SOURCES[name], answers) for _, name, answers in chunk],
+            [(_source(name, until), answers) for _, (name, answers, until) in chunk],
             job,
             template,
             Limits(),
@@ -180,14 +209,12 @@ def _run_chunk(template: Path, scratch: Path, chunk: list) -> list[NotebookRun]:
 
 
 def _run_all(template: Path, scratch: Path, jobs: dict) -> dict:
-    """Run ``{key: (notebook, answers)}`` on WORKERS sandboxes, each taking a share."""
-    items = [(key, name, answers) for key, (name, answers) in jobs.items()]
+    """Run ``{key: (notebook, answers, until)}`` on WORKERS sandboxes, each taking a share."""
+    items = list(jobs.items())
     chunks = [items[i::WORKERS] for i in range(WORKERS) if items[i::WORKERS]]
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         done = pool.map(lambda chunk: _run_chunk(template, scratch, chunk), chunks)
-        return {
-            key: run for chunk, runs in zip(chunks, done) for (key, _, _), run in zip(chunk, runs)
-        }
+        return {key: run for chunk, runs in zip(chunks, done) for (key, _), run in zip(chunk, runs)}
 
 
 class _RunsByNotebook(dict):
@@ -217,7 +244,7 @@ def scratch(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def reference(template, scratch) -> dict[str, NotebookRun]:
     """The instructor's solutions, one run per notebook."""
-    return _RunsByNotebook(template, scratch, {name: (name, None) for name in SOURCES})
+    return _RunsByNotebook(template, scratch, {name: (name, None, None) for name in SOURCES})
 
 
 @pytest.fixture(scope="module")
@@ -226,7 +253,7 @@ def case_runs(template, scratch, reference) -> dict[str, NotebookRun]:
     jobs = {}
     for case in CASES:
         answers = _solutions(SOURCES[case.notebook]) | case.replaced
-        jobs[case.id] = (case.notebook, answers)
+        jobs[case.id] = (case.notebook, answers, case.until)
     return _RunsByNotebook(template, scratch, jobs)
 
 
@@ -239,7 +266,7 @@ def _rows(case: Case, case_runs, reference) -> dict[str, GradeRow]:
     run = case_runs[case.id]
     assert run.status == "ok", f"{case.id}: the run did not complete: {run.status} {run.reason}"
     expected = reference[case.notebook].probe_values
-    rows = score_notebook("case", SOURCES[case.notebook], run, expected)
+    rows = score_notebook("case", _source(case.notebook, case.until), run, expected)
     return {row.grade_id: row for row in rows}
 
 
@@ -273,6 +300,34 @@ def test_every_todo_has_probe_only_cases(name):
     assert sum(len(items) for table in wrong for items in table.values()) >= 2, name
     for grade_id in _solutions(SOURCES[name]):
         assert grade_id in PROBE_ONLY.CORRECT.get(name, {}), (name, grade_id, "CORRECT")
+
+
+@pytest.mark.parametrize("name", list(SOURCES))
+def test_every_todo_has_three_differently_written_correct_answers(name):
+    """Issue 11: at least three other correct answers per TODO (CORRECT and MORE_CORRECT),
+    each written differently, so the checks are shown not to demand one way of writing it."""
+    for grade_id in _solutions(SOURCES[name]):
+        answers = [PROBE_ONLY.CORRECT.get(name, {}).get(grade_id)] + [
+            replaced.get(grade_id)
+            for _, replaced in getattr(PROBE_ONLY, "MORE_CORRECT", {}).get(name, [])
+        ]
+        answers = {" ".join(a.split()) for a in answers if a}
+        assert len(answers) >= 3, f"{name}/{grade_id}: {len(answers)} other correct answers"
+
+
+def test_the_covering_cells_exist():
+    """Every COVERED_BY entry of probe_only.py names a case and a grade cell of its TODO."""
+    labels = {
+        label
+        for table in (PROBE_ONLY.WRONG, PROBE_ONLY.ALWAYS_EQUAL, getattr(PROBE_ONLY, "VISIBLE", {}))
+        for by_id in table.values()
+        for items in by_id.values()
+        for label, _ in items
+    }
+    grade_ids = {g for source in SOURCES.values() for g, _ in source.grade_cells}
+    for label, grade_id in getattr(PROBE_ONLY, "COVERED_BY", {}).items():
+        assert label in labels, f"COVERED_BY names an unknown case: {label!r}"
+        assert grade_id in grade_ids, f"{label!r}: no grade cell {grade_id}"
 
 
 # --- 2. the reference ---------------------------------------------------------------------------

@@ -309,14 +309,18 @@ def _scores(gradebook: Path, student: str) -> tuple[dict, float]:
 def test_gradebook_round_trip(course):
     gradebook = course / "gradebook.db"
     where = {"00_setup": "workshop", "02_retrieval.ipynb": "workshop"}
-    # 00's first grade cell is worth 0.5 in the solutions (the gradebook's source)
+    # The points of these grade cells in the solutions (the gradebook's source): 00's first
+    # grade cell is worth 0.5, 02's first cells of its two TODOs 1 each.
     rows = _batch()[:6] + [
         _row("alice", "02_retrieval.ipynb", "no_such_cell", 1, 1),
         _row("alice", "99_bonus", "bonus_checks", 1, 1),
     ]
     rows[0] = _row("alice", "00_setup", "top_carriers_by_teu_checks", 0.5, 0.5)
-    rows[1] = _row("alice", "02_retrieval.ipynb", "retrieve_knowledge_checks", 2, 2)
+    rows[1] = _row("alice", "02_retrieval.ipynb", "retrieve_knowledge_checks", 1, 1)
+    rows[2] = _row("alice", "02_retrieval", "hybrid_rrf_search_checks", 1, 1)
     rows[3] = _row("bob", "00_setup", "top_carriers_by_teu_checks", 0, 0.5, "timeout")
+    rows[4] = _row("bob", "02_retrieval", "retrieve_knowledge_checks", 1, 1)
+    rows[5] = _row("bob", "02_retrieval", "hybrid_rrf_search_checks", 0, 1, "crashed")
 
     warnings = report.write_gradebook(rows, gradebook, where)
 
@@ -328,11 +332,11 @@ def test_gradebook_round_trip(course):
     bob, bob_total = _scores(gradebook, "bob")
     assert alice == {
         "top_carriers_by_teu_checks": 0.5,
-        "retrieve_knowledge_checks": 2,
-        "hybrid_rrf_search_checks": 3,
+        "retrieve_knowledge_checks": 1,
+        "hybrid_rrf_search_checks": 1,
     }
-    assert (alice_total, bob_total) == (5.5, 2)
+    assert (alice_total, bob_total) == (2.5, 1)
 
-    regraded = [_row("bob", "02_retrieval", "hybrid_rrf_search_checks", 3, 3)]
+    regraded = [_row("bob", "02_retrieval", "hybrid_rrf_search_checks", 1, 1)]
     assert report.write_gradebook(regraded, f"sqlite:///{gradebook}", where) == []
-    assert _scores(gradebook, "bob")[1] == 5
+    assert _scores(gradebook, "bob")[1] == 2

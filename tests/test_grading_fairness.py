@@ -79,16 +79,17 @@ def test_the_unknown_tool_error_need_not_name_the_tool():
 
 @pytest.mark.parametrize("name", list(SOURCES))
 def test_each_todo_is_graded_in_several_cells_with_points_spread(name):
-    """Item 2: one behaviour per grade cell, so one bug loses one part (00 to 05 so far: the
-    TODOs split here are listed; the others are still one cell)."""
-    split = {"top_carriers_by_teu", "scan_tables", "agent_turn"}
-    split |= {"resolve_skill_tools", "disclose", "define_sql_tool"}  # 07
+    """Item 2: one behaviour per grade cell, so one bug loses one part: every TODO of every
+    notebook has at least two grade cells, the first named <function>_checks, the others
+    <function>_<behaviour>, each worth part of the TODO's points (halves at most)."""
     source = SOURCES[name]
     cells = source.notebook.cells
+    todos = 0
     for i, cell in enumerate(cells):
         grade_id = meta(cell).get("grade_id")
-        if not meta(cell).get("solution") or grade_id not in split:
+        if not meta(cell).get("solution"):
             continue
+        todos += 1
         checks = []
         for later in cells[i + 1 :]:
             if meta(later).get("solution"):
@@ -96,7 +97,13 @@ def test_each_todo_is_graded_in_several_cells_with_points_spread(name):
             if meta(later).get("grade"):
                 checks.append(meta(later))
         assert len(checks) >= 2, f"{name}/{grade_id}: one grade cell"
-        assert all(0 < c["points"] < sum(d["points"] for d in checks) for c in checks)
+        ids = [c["grade_id"] for c in checks]
+        assert ids[0] == f"{grade_id}_checks", f"{name}/{grade_id}: the first is {ids[0]}"
+        assert all(g.startswith(f"{grade_id}_") for g in ids), f"{name}/{grade_id}: {ids}"
+        total = sum(c["points"] for c in checks)
+        for c in checks:
+            assert 0 < c["points"] < total and float(2 * c["points"]).is_integer(), (name, c)
+    assert todos, f"{name} has no TODO"
 
 
 def _source_with_probes(probes: dict[str, list[Probe]]) -> Source:

@@ -7,7 +7,6 @@ Every run uses a fresh kernel and a fresh copy of a prepared embedded database (
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import json
 import os
@@ -15,14 +14,13 @@ import shutil
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from grader.autograde import assemble, execute, score
-from grader.grade import Source, load_sources, run_notebooks, score_notebook
+from grader.grade import cut_after, load_sources, run_notebooks, score_notebook
 from grader.release import ROOT, release_notebook, stale_notebooks
 from grader.sandbox import Limits
 
@@ -92,6 +90,13 @@ def _covering(name: str, solution_id: str, label: str, nb) -> str:
     the TODO's first grade cell)."""
     covered = getattr(_mutants_module(name), "COVERED_BY", {})
     return covered.get(label) or _checks_of(nb, solution_id)[0]
+
+
+def _up_to(nb, grade_id: str):
+    """The notebook's cells up to and including the cell ``grade_id``."""
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+    nb.cells = nb.cells[: ids.index(grade_id) + 1]
+    return nb
 
 
 def _solution_sources(nb) -> dict[str, str]:
@@ -203,29 +208,23 @@ def test_untouched_student_notebook_scores_zero_on_every_todo(path, tmp_path, te
     assert results and all(r.points == 0 for r in results), results
 
 
-def test_every_todo_has_at_least_three_mutants():
-    for path in SOLUTIONS:
-        ids = _solution_ids(nbformat.read(path, as_version=4))
-        mutants = _mutants(path.stem)
-        for grade_id in ids:
-            assert sum(m[0] == grade_id for m in mutants) >= 3, (path.stem, grade_id)
+#: Plausible wrong answers each TODO needs, by notebook number (docs/notebook-authoring.md:
+#: at least three; issue 9: at least eight for the self-healing registry and the notebook
+#: after it). A notebook listed here is held to it as soon as it exists.
+MUTANTS_PER_TODO = {"06": 8, "07": 8}
 
 
-def _until(source: Source, grade_id: str) -> Source:
-    """The notebook cut after the cell ``grade_id`` (later cells cannot change these cells'
-    scores: they are not run), without probes (the hidden tests judge here)."""
-    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in source.notebook.cells]
-    end = ids.index(grade_id) + 1
-    notebook, released = copy.deepcopy(source.notebook), copy.deepcopy(source.released)
-    notebook.cells, released.cells = notebook.cells[:end], released.cells[:end]
-    kept = set(ids[:end])
-    return replace(
-        source,
-        notebook=notebook,
-        released=released,
-        grade_cells=[(g, p) for g, p in source.grade_cells if g in kept],
-        probes={},
-    )
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_every_todo_has_enough_mutants(path):
+    needed = MUTANTS_PER_TODO.get(path.stem[:2], 3)
+    ids = _solution_ids(nbformat.read(path, as_version=4))
+    mutants = _mutants(path.stem)
+    for grade_id in ids:
+        found = sum(m[0] == grade_id for m in mutants)
+        assert found >= needed, f"{path.stem}/{grade_id}: {found} mutants, at least {needed}"
+    covered = getattr(_mutants_module(path.stem), "COVERED_BY", {})
+    labels = {m[1] for m in mutants}
+    assert set(covered) <= labels, f"{path.stem}: COVERED_BY names unknown mutants"
 
 
 class _MutantRuns(dict):
@@ -244,7 +243,14 @@ class _MutantRuns(dict):
         for _, grade_id, _label, source in todo:
             original = SOURCES[name]
             answers = {**_solution_sources(original.notebook), grade_id: source}
-            jobs.append((_until(original, _checks_of(original.notebook, grade_id)[-1]), answers))
+            jobs.append(
+                (
+                    cut_after(
+                        original, _checks_of(original.notebook, grade_id)[-1], keep_probes=False
+                    ),
+                    answers,
+                )
+            )
         chunks = [list(range(len(jobs)))[i::2] for i in range(2)]
 
         def run(indexes):
@@ -274,17 +280,6 @@ def mutant_runs(template, tmp_path_factory) -> _MutantRuns:
     return _MutantRuns(template, tmp_path_factory.mktemp("mutant-jobs"))
 
 
-#: Notebooks whose TODOs each have at least eight plausible wrong answers (06 on: issues 9, 10).
-EIGHT_MUTANTS = {"06_self_healing_registry", "07_progressive_disclosure"}
-
-
-def test_the_newer_todos_have_at_least_eight_mutants():
-    for name in EIGHT_MUTANTS:
-        ids = _solution_ids(nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4))
-        for grade_id in ids:
-            assert sum(m[0] == grade_id for m in _mutants(name)) >= 8, (name, grade_id)
-
-
 @pytest.mark.parametrize(
     "name, grade_id, label, source", MUTANTS, ids=[f"{m[0]}:{m[1]}:{m[2][:40]}" for m in MUTANTS]
 )
@@ -302,3 +297,75 @@ def test_a_plausible_wrong_answer_scores_zero_on_its_todo(
     assert covering in rows, f"{covering} is not a grade cell of {grade_id}"
     assert sum(r.points for r in rows.values()) < sum(r.max_points for r in rows.values()), label
     assert rows[covering].points == 0, f"{label!r} passed {covering}: {rows[covering]}"
+
+
+# --- rule d: a check's outcome does not depend on what the attendee ran before -----------------
+
+#: What an attendee may have run before the checks, per notebook: code run right after the
+#: setup cell. 02: notes, an episode and a logged tool output about TEU and vessels; in the demo
+#: data the probe query's top 5 hold two memories whose scores tie, after this they do not.
+ATTENDEE_ACTIVITY = {
+    "02_retrieval": """
+for _kind, _text in [
+    ("note", "Our biggest ships carry about 24,000 TEU; TEU means twenty-foot equivalent unit."),
+    ("note", "TEU TEU: remember to report capacity in TEU, never tons."),
+    ("episode", "Question: which vessels have the largest capacity?\\nAnswer: the EVER class."),
+    ("note", "Unit conversion: one 40-foot container counts as two 20-foot units."),
+    ("tool_output", "run_sql output: name, capacity_teu rows for vessels"),
+]:
+    h.memory.add(_text, kind=_kind, subject="attendee", thread_id="attendee-activity")
+""",
+}
+
+ACTIVITY_CASES = [
+    (name, label, grade_id, source)
+    for name in ATTENDEE_ACTIVITY
+    for grade_id, label, source in [(None, "the solution", None), *_mutants(name)]
+    if source is None or "tie-break" in label
+]
+
+
+def _visible_outcomes(name: str, tmp_path: Path, template: Path, replace, activity: str):
+    """Which grade cells pass their VISIBLE checks (hidden tests removed), with ``activity``
+    run right after the setup cell and the solution cell ``replace[0]`` replaced."""
+    source = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
+    nb = release_notebook(source)
+    for cell, original in zip(nb.cells, source.cells):
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            cell.source = original.source
+            if meta["grade_id"] == replace[0]:
+                cell.source = replace[1]
+    setup = next(i for i, c in enumerate(nb.cells) if "agent_harness.connect(" in c.source)
+    if activity:
+        nb.cells.insert(setup + 1, nbformat.v4.new_code_cell(activity))
+    last = [
+        c.metadata["nbgrader"]["grade_id"]
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    ]
+    nb = _up_to(nb, last[-1])
+    nb, status = _run(nb, tmp_path, template)
+    return {r.grade_id: r.points == r.max_points for r in score(nb, status, [])}
+
+
+@pytest.mark.parametrize(
+    "name, label, grade_id, source",
+    ACTIVITY_CASES,
+    ids=[f"{c[0]}:{c[1][:40]}" for c in ACTIVITY_CASES],
+)
+def test_visible_checks_give_the_same_outcome_after_attendee_activity(
+    name, label, grade_id, source, tmp_path, template
+):
+    """Rule d (docs/notebook-authoring.md): the same answer passes and fails the same visible
+    checks whether or not the attendee stored memories first (here a tie-break bug, which the
+    old check caught only when the demo data happened to hold a tie)."""
+    fresh = _visible_outcomes(name, tmp_path, template, (grade_id, source), "")
+    after = _visible_outcomes(name, tmp_path, template, (grade_id, source), ATTENDEE_ACTIVITY[name])
+    assert after == fresh, f"{label}: {fresh} without the activity, {after} with it"
+    if source is None:
+        assert all(fresh.values()), fresh
+    else:
+        original = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
+        covering = _covering(name, grade_id, label, original)
+        assert not fresh[covering], f"{label} passed the visible checks of {covering}"

@@ -51,11 +51,11 @@ def _describe(facts):
 
 _ORDERED = "A list ordered by table name, one dict per table:"
 _SHAPE = '"content": "Table OWNER.TABLE: <the table comment> (<n> rows)"'
-_COUNT = "with OWNER and TABLE in upper case and n from SELECT COUNT(*)."
+_COUNT = "with OWNER and TABLE in upper case and n (an int) from SELECT COUNT(*)."
 _ANY_CASE = 'The schema, in any case ("SUPPLYCHAIN" or "supplychain").'
 _EMPTY = "An owner without tables gives []."
 _RAISES = "owner is not a plain schema name (see IDENTIFIER); nothing is run then."
-_RETURNS = "One table fact per table of a schema: its documented purpose and its row count."
+_READS_ONLY = "It only reads: it stores no memory"
 
 PROBES = {
     "scan_tables_all": [
@@ -137,9 +137,9 @@ scan_tables("SUPPLYCHAIN")
 scan_tables("supplychain")
 value = h.memory.count() - _before
 """,
-            "scan_tables must only read: calling it stored memories (the notebook stores the "
-            "facts later)",
-            (_RETURNS,),
+            "for two more calls (SUPPLYCHAIN in upper and lower case) expected no memory "
+            "stored: scan_tables only reads (the notebook stores the facts later)",
+            (_READS_ONLY,),
         ),
         Probe(
             "current comment",

@@ -1,12 +1,11 @@
 """Probes of 03_tools_and_skills.
 
-The hidden tests of ``run_sql`` send hostile statements (CTE-prefixed writes, plain writes, DDL,
-ATTACH, PRAGMA, several statements, VACUUM INTO, comments) that must each come back as
-``{"error": message}`` without changing the data or writing a file; broken statements give
-``{"error"}`` too; ``max_rows`` is clamped to 1..1000 and defaults to 50; values go through
-``to_json_value`` (floats, NULL, bytes); unicode stays readable (``ensure_ascii=False``); a join
-and dates come back as the read-only connection gives them. The probes record the parsed JSON
-(or, for errors, only that it is a lone non-empty message: the wording is free).
+``run_sql`` is graded in four cells: ``_checks`` (the result: exactly columns, rows, row_count
+== len(rows), truncated), ``_errors`` (hostile statements come back as ``{"error": message}``
+and change nothing; broken statements too, never an exception), ``_max_rows`` (clamped to
+1..1000, default 50) and ``_values`` (every value through ``to_json_value``, unicode readable).
+The probes record the parsed JSON (or, for errors, only that it is a lone non-empty message:
+the wording is free).
 """
 
 from dataclasses import replace
@@ -52,6 +51,39 @@ def _fingerprint():
 PROBES = {
     "run_sql_checks": [
         Probe(
+            "join",
+            _CALL
+            + """
+_join = (
+    "SELECT v.name, c.name AS carrier, v.capacity_teu FROM supplychain.vessels v"
+    " JOIN supplychain.carriers c ON c.carrier_id = v.carrier_id"
+    " ORDER BY v.capacity_teu DESC, v.name"
+)
+_raw = run_sql(_join, max_rows=7)
+value = [_answer(_join, max_rows=7), type(_raw) is str and sorted(_json.loads(_raw))]
+""",
+            "for a join of vessels and carriers (max_rows=7) expected exactly "
+            '{"columns", "rows", "row_count", "truncated"}: the column names and the rows of the '
+            "read-only connection, row_count 7, truncated True",
+        ),
+        Probe(
+            "exact fits and empty",
+            _CALL
+            + """
+_ports = "SELECT port_code FROM supplychain.ports ORDER BY port_code"
+_numbers = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12)"
+            " SELECT i FROM n")
+value = [_answer(_ports, max_rows=25), _answer(_ports, max_rows=24),
+         _answer(_numbers, max_rows=12), _answer(_numbers, max_rows=11),
+         _answer("SELECT port_code, name FROM supplychain.ports WHERE port_code = 'NOWHERE'")]
+""",
+            "for results that fit max_rows exactly, miss it by one, or have no rows expected "
+            "truncated False only when nothing was left out, and for no rows the columns, "
+            "rows [] and row_count 0",
+        ),
+    ],
+    "run_sql_errors": [
+        Probe(
             "hostile statements",
             _CALL
             + _FINGERPRINT
@@ -96,9 +128,10 @@ for _sql in _hostile:
     value.append(_fingerprint() == _fp)
 value.append(_os.path.exists(_attach) or _os.path.exists(_vacuum))
 """,
-            "a statement that writes, changes the schema or settings, attaches or copies the "
-            'database, or runs several statements must come back as {"error": message} only, '
-            "and must change nothing: run the SQL on h.backend.readonly_query",
+            "for other statements that write (behind WITH, comments or blanks too), change the "
+            "schema or settings, attach or copy the database, or run several statements "
+            'expected {"error": message} only and no change to the data or the files: run the '
+            "SQL on h.backend.readonly_query",
         ),
         Probe(
             "broken statements",
@@ -107,9 +140,11 @@ value.append(_os.path.exists(_attach) or _os.path.exists(_vacuum))
 value = [_answer(sql) for sql in ("", "   ", "SELECT * FROM no_such_table", "SELECT port_code FROM",
          "SELECT 'unterminated", "SELEC 1", "SELECT nope FROM supplychain.ports", ";")]
 """,
-            "a statement that cannot run (empty, a syntax error, an unknown table or column) "
-            'must come back as {"error": message} only, never raise',
+            "for other statements that cannot run (empty, blank, syntax errors, an unknown "
+            'table or column) expected {"error": message} only, never an exception',
         ),
+    ],
+    "run_sql_max_rows": [
         Probe(
             "max_rows",
             _CALL
@@ -128,62 +163,48 @@ for _asked in (3, 1, 0, -5, 49, 50, 51, 499, 500, 501, 999, 1000, 1001, 10**6):
     else:
         value.append([_asked, _got])
 """,
-            "max_rows is not handled right for some values: clamp it to 1..MAX_ROWS (1000), "
-            "return at most that many rows with row_count == len(rows), and truncated True "
-            "when more rows were left out",
+            "for a query of 5000 rows with other values of max_rows (negative, 0, 1 up to "
+            "10**6) expected min(max(max_rows, 1), 1000) rows, row_count == len(rows) and "
+            "truncated True",
         ),
         Probe(
-            "default and exact fits",
+            "default",
             _CALL
             + """
-_ports = "SELECT port_code FROM supplychain.ports ORDER BY port_code"
-value = [_answer(_ports), _answer(_ports, max_rows=25), _answer(_ports, max_rows=24),
-         _answer("SELECT voyage_id FROM supplychain.voyages ORDER BY voyage_id"),
-         _answer("SELECT port_code FROM supplychain.ports WHERE port_code = 'NOWHERE'")]
+value = [_answer("SELECT port_code FROM supplychain.ports ORDER BY port_code"),
+         _answer("SELECT voyage_id FROM supplychain.voyages ORDER BY voyage_id")]
 """,
-            "the default max_rows is 50; a result that fits exactly is not truncated; an empty "
-            "result has columns, rows [] and row_count 0",
+            "without max_rows, for tables with fewer and with more rows than 50 (ports, "
+            "voyages) expected the default max_rows of 50",
         ),
+    ],
+    "run_sql_values": [
         Probe(
             "values",
             _CALL
             + """
 value = [
     _answer("SELECT 1.5 AS f, NULL AS n, 7 AS i, x'414243' AS t, x'00ff' AS b"),
-    _answer("SELECT -0.25 AS f, 12345678901234 AS big, '' AS empty, 'it''s' AS quote"),
+    _answer("SELECT -0.25 AS f, 12345678901234 AS big, '' AS empty, 'it''s' AS quote,"
+            " 1.0 / 3 AS third, x'c3bc' AS u, x'' AS blank"),
     _answer("SELECT departure_date, eta_date FROM supplychain.voyages ORDER BY voyage_id",
             max_rows=3),
 ]
 """,
-            "values must go through to_json_value (numbers and NULL as they are, bytes as text "
-            "or base64:..., dates as text), in column order",
+            "for other values (negative and long floats, a large int, empty and quoted text, "
+            "bytes that are UTF-8 or not, dates) expected each value as to_json_value gives "
+            "it, unrounded, in column order",
         ),
         Probe(
             "unicode",
             _CALL
             + """
-_text = "Zürich ☃ 🚢 e\\u0301 漢字"
+_text = "e\\u0301 漢字 Ωμέγα Zürich ☃ 🚢"
 _raw = run_sql(f"SELECT '{_text}' AS s")
 value = [_answer(f"SELECT '{_text}' AS s"), type(_raw) is str and _text in _raw]
 """,
-            "non-ASCII text must survive the round trip and stay readable in the JSON text: "
-            "json.dumps(..., ensure_ascii=False)",
-        ),
-        Probe(
-            "join",
-            _CALL
-            + """
-_join = (
-    "SELECT v.name, c.name AS carrier, v.capacity_teu FROM supplychain.vessels v"
-    " JOIN supplychain.carriers c ON c.carrier_id = v.carrier_id"
-    " ORDER BY v.capacity_teu DESC, v.name"
-)
-_raw = run_sql(_join, max_rows=7)
-value = [_answer(_join, max_rows=7), type(_raw) is str and sorted(_json.loads(_raw))]
-""",
-            "a join does not come back right: the result must be exactly "
-            '{"columns", "rows", "row_count", "truncated"}, with the column names and '
-            "the rows of the read-only connection",
+            "for other non-ASCII text (accents, CJK, Greek, emoji) expected it back unchanged "
+            "and readable as is in the JSON text: json.dumps(..., ensure_ascii=False)",
         ),
     ],
 }
@@ -193,15 +214,17 @@ _ERROR = "Never raises for a bad statement."
 _GUARD = "The guard is the connection, not the text"
 _ROWS = "Most rows to return, clamped to 1..MAX_ROWS (1000)."
 _SHAPE = "with ``row_count == len(rows)``, values converted by ``to_json_value``"
+_TRUNCATED = "`truncated` (True when more rows existed than `max_rows`)"
 _UNICODE = "unicode kept as is (``ensure_ascii=False``)"
 _RELIES = {
     "hostile statements": (_GUARD, _ERROR),
     "broken statements": (_ERROR,),
     "max_rows": (_ROWS,),
-    "default and exact fits": (_ROWS, _SHAPE),
+    "default": ("def run_sql(sql, max_rows=50):", _ROWS),
     "values": (_SHAPE,),
     "unicode": (_UNICODE,),
     "join": (_SHAPE,),
+    "exact fits and empty": (_SHAPE, _TRUNCATED),
 }
 PROBES = {
     grade_id: [replace(p, relies_on=_RELIES[p.name]) for p in probes]

@@ -142,12 +142,16 @@ value = _scenario([{"tool_calls": [{"name": "teleport_vessel", "arguments": {"to
             "tool not offered",
             _SETUP
             + """
-value = _scenario([{"tool_calls": [{"name": "scratch_list", "arguments": {}}]},
-                   "done after a tool that was not offered"])
+value = [_scenario([{"tool_calls": [{"name": "hazmat_containers", "arguments": {}}]},
+                    "done after a tool that was not offered"]),
+         _scenario([{"tool_calls": [{"name": "scan_database", "arguments": {}},
+                                    {"name": "reefer_containers", "arguments": {}}]},
+                    "done after two tools that were not offered"])]
 """,
-            "a registered tool that was not offered this turn must not run: it comes back as an "
-            '{"error": ...} tool message and the loop goes on',
-            (_NOT_OFFERED, _NEVER_RAISE),
+            "when the model called other registered tools that were not offered this turn (one "
+            'alone, two in one reply) expected them not to run: one {"error": ...} tool '
+            "message each, the loop going on to the answer, the calls listed in tool_calls",
+            (_NOT_OFFERED, _NEVER_RAISE, _REFUSED),
         ),
         Probe(
             "bad arguments",
@@ -155,16 +159,18 @@ value = _scenario([{"tool_calls": [{"name": "scratch_list", "arguments": {}}]},
             + """
 value = _scenario([
     {"tool_calls": [
-        {"name": "delayed_voyages", "arguments": {"ocean_region": 42, "bogus": True}},
-        {"name": "run_sql", "arguments": "{not json"},
-        {"name": "run_sql", "arguments": {"sql": "SELECT 41 + 1 AS answer"}},
+        {"name": "run_sql", "arguments": {"sql": "SELECT 'ok' AS status"}},
+        {"name": "port_info", "arguments": {"harbour": "NLRTM"}},
+        {"name": "run_sql", "arguments": "[1, 2"},
+        {"name": "delayed_voyages", "arguments": {"ocean_region": "ARCTIC"}},
+        {"name": "run_sql", "arguments": {"query": "SELECT 1"}},
     ]},
-    "done after bad arguments",
+    "done after other bad arguments",
 ])
 """,
-            "several calls in one reply (bad arguments, malformed JSON, a good call) must each "
-            'get one tool message, in the calls\' order; the bad ones an {"error": ...}, the '
-            "good one its output; never raise",
+            "for other calls in one reply (unknown or missing arguments, malformed JSON, a bad "
+            "value, between good calls) expected one tool message per call, in the calls' "
+            'order: an {"error": ...} for each bad one, the output for the good one; never raise',
             (_ONE_PER_CALL, _OFFERED_RUNS, _NEVER_RAISE),
         ),
         Probe(

@@ -1,13 +1,13 @@
 """Probes of 05_tool_output_offload.
 
-``log_tool``: the hidden tests store outputs of 0, 1, 599, 600 and 601 characters (unicode,
-CR/LF, tab and NUL among them) and a multi-megabyte one, and read them back byte for byte with
-the library's ``h.offload.fetch``; check kind, subject, metadata chars/empty, tool_args as a
-dict and as JSON text, that two calls do not mix and that stored outputs never show up in
-search_knowledge. ``fetch_tool_output``: the same sizes stored with ``h.offload.log``, tool_args
-as stored JSON text, ids that do not mix (newest-first lists), other kinds with the same subject
-and unknown ids (the exact error text). The probes use fixed call ids, so whole results can be
-compared; big outputs are compared by SHA-256 and length.
+``log_tool`` is graded in three cells: ``_checks`` (the whole output stored as a memory of kind
+tool_output, subject = the call id, its thread and tool name, the id returned, never found by
+search_knowledge), ``_args`` (tool_args as JSON text: a dict encoded, a str unchanged) and
+``_empty`` (metadata chars = len(output) and empty; an empty output stored as EMPTY_OUTPUT).
+``fetch_tool_output`` likewise: ``_checks`` (the whole stored call for that id), ``_missing``
+(the exact error for an id with no tool output, other kinds with that subject included) and
+``_empty`` (an output logged empty comes back as ""). The probes use fixed call ids, so whole
+results can be compared; big outputs are compared by SHA-256 and length.
 """
 
 from dataclasses import replace
@@ -46,12 +46,10 @@ def _logged(call_id, output, args=None, name="some_tool", thread="probe-thread")
     m = h.memory.get(memory_id) if type(memory_id) is int else None
     return {
         "id": type(memory_id).__name__,
-        "fetched": {key: _digest(value) for key, value in back.items()},
+        "fetched": {key: _digest(back.get(key)) for key in ("tool_name", "tool_output")},
         "same": type(back.get("tool_output")) is str and back["tool_output"] == output,
         "memory": None if m is None else [m.kind, m.subject == call_id, m.thread_id,
-                                         plain(m.metadata.get("tool_name")),
-                                         plain(m.metadata.get("chars")),
-                                         bool(m.metadata.get("empty"))],
+                                         plain(m.metadata.get("tool_name"))],
     }
 """
 )
@@ -92,39 +90,17 @@ PROBES = {
             + _tidy_after(
                 "call_probe_log_",
                 "value = [_logged(f'call_probe_log_{n}', (_pattern * 200)[:n])\n"
-                "         for n in (0, 1, 2, 8, 10, 599, 600, 601, 1200)]",
+                "         for n in (1, 2, 8, 10, 599, 600, 601, 1200)]",
             ),
-            "an output of some size did not round-trip byte for byte through h.offload.fetch, "
-            "or its memory is not right (kind tool_output, subject = the tool_call_id, "
-            "thread_id, metadata tool_name, chars = len(output), empty = output == '')",
+            "for outputs of other sizes (1 up to 1200 characters: emoji, combining accents, "
+            "CR/LF, tabs and NUL among them) expected each stored whole, read back byte for "
+            "byte by h.offload.fetch, in a memory of kind tool_output with subject = the "
+            "tool_call_id, its thread_id and metadata tool_name, and the int id returned",
         ),
         Probe(
             "multi-megabyte",
             _LOG + _tidy_after("call_probe_big_", "value = _logged('call_probe_big_1', _big)"),
-            "a multi-megabyte output must be stored whole, unchanged",
-        ),
-        Probe(
-            "tool_args",
-            _LOG
-            + _tidy_after(
-                "call_probe_args_",
-                """
-_raw = '{"container_no": "ABCU1234567", "note": "ü"}'
-_a = _logged("call_probe_args_1", "x" * 700, args={"b": 2, "a": "ü", "c": [1, None]})
-_b = _logged("call_probe_args_2", "y" * 700, args=_raw)
-_c = _logged("call_probe_args_3", "z" * 10, args={})
-value = [
-    _json.loads(h.offload.fetch("call_probe_args_1")["tool_args"]),
-    h.offload.fetch("call_probe_args_2")["tool_args"] == _raw,
-    _json.loads(h.offload.fetch("call_probe_args_3")["tool_args"]),
-    [type(h.offload.fetch(c)["tool_args"]).__name__
-     for c in ("call_probe_args_1", "call_probe_args_2", "call_probe_args_3")],
-    _a["memory"], _b["memory"], _c["memory"],
-]
-""",
-            ),
-            "tool_args must be stored as JSON text: a dict with json.dumps(tool_args, "
-            "sort_keys=True), a str unchanged",
+            "for an output of more than 2,000,000 characters expected it stored whole, unchanged",
         ),
         Probe(
             "calls do not mix",
@@ -135,11 +111,11 @@ value = [
 _a = _logged("call_probe_mix_a", "A" * 900, name="tool_a", thread="t-a")
 _b = _logged("call_probe_mix_b", "B" * 900, name="tool_b", thread="t-b")
 _c = _logged("call_probe_mix_c", "C" * 300, name="tool_c", thread="t-a")
-value = [_a, _b, _c, {k: _digest(v) for k, v in h.offload.fetch("call_probe_mix_a").items()}]
+value = [_a, _b, _c, _digest(h.offload.fetch("call_probe_mix_a").get("tool_output"))]
 """,
             ),
-            "two logged calls got mixed up: each is its own memory, with its own subject "
-            "(the tool_call_id), tool name and thread",
+            "for three calls logged one after the other (two threads) expected each in its own "
+            "memory, with its own subject (the tool_call_id), tool name and thread",
         ),
         Probe(
             "not in search",
@@ -156,7 +132,56 @@ for _mode in ("keyword", "hybrid", "vector"):
     value.append(all(hit["id"] != _mid and hit["kind"] != "tool_output" for hit in _hits))
 """,
             ),
-            "a stored tool output showed up in search_knowledge: its kind must be tool_output",
+            "for an output logged with a rare word 80 times expected no hit of search_knowledge "
+            "for that word in any mode (keyword, hybrid, vector): its kind must be tool_output",
+        ),
+    ],
+    "log_tool_args": [
+        Probe(
+            "tool_args",
+            _LOG
+            + _tidy_after(
+                "call_probe_args_",
+                """
+_raw = '{"container_no": "ABCU1234567", "note": "ü"}'
+_a = _logged("call_probe_args_1", "x" * 700, args={"b": 2, "a": "ü", "c": [1, None]})
+_b = _logged("call_probe_args_2", "y" * 700, args=_raw)
+_c = _logged("call_probe_args_3", "z" * 10, args={})
+value = [
+    _json.loads(h.offload.fetch("call_probe_args_1")["tool_args"]),
+    h.offload.fetch("call_probe_args_2")["tool_args"] == _raw,
+    _json.loads(h.offload.fetch("call_probe_args_3")["tool_args"]),
+    [type(h.offload.fetch(c)["tool_args"]).__name__
+     for c in ("call_probe_args_1", "call_probe_args_2", "call_probe_args_3")],
+]
+""",
+            ),
+            "for other arguments (a dict with unicode, nested and empty ones; raw JSON text) "
+            "expected JSON text in metadata tool_args: a dict as json.dumps(tool_args, "
+            "sort_keys=True) (read back equal), a str unchanged",
+        ),
+    ],
+    "log_tool_empty": [
+        Probe(
+            "chars and empty",
+            _LOG
+            + _tidy_after(
+                "call_probe_chars_",
+                """
+value = []
+for _n in (0, 1, 2, 8, 10, 599, 600, 601, 1200):
+    _mid = log_tool("probe-thread", f"call_probe_chars_{_n}", "some_tool", {},
+                    (_pattern * 200)[:_n])
+    _m = h.memory.get(_mid) if type(_mid) is int else None
+    value.append(None if _m is None else [plain(_m.metadata.get("chars")),
+                                          plain(_m.metadata.get("empty")),
+                                          _m.content == EMPTY_OUTPUT if _n == 0 else None])
+value.append(_digest(h.offload.fetch("call_probe_chars_0").get("tool_output")))
+""",
+            ),
+            "for outputs of 0 up to 1200 characters (emoji, combining accents, CR/LF, tabs, "
+            "NUL) expected metadata chars = len(output) (characters, not bytes), empty True "
+            "only for '', and an empty output stored as EMPTY_OUTPUT and read back as ''",
         ),
     ],
     "fetch_tool_output_checks": [
@@ -166,10 +191,11 @@ for _mode in ("keyword", "hybrid", "vector"):
             + _tidy_after(
                 "call_probe_fetch_",
                 "value = [_fetched(_stored(f'call_probe_fetch_{n}', (_pattern * 200)[:n]))\n"
-                "         for n in (0, 1, 2, 8, 10, 599, 600, 601, 1200)]",
+                "         for n in (1, 2, 8, 10, 599, 600, 601, 1200)]",
             ),
-            "an output of some size did not come back byte for byte (an empty output comes "
-            "back as '')",
+            "for outputs of other sizes (1 up to 1200 characters: emoji, combining accents, "
+            "CR/LF, tabs and NUL among them) logged by h.offload.log expected each back whole, "
+            "byte for byte, with its tool_name and tool_args",
         ),
         Probe(
             "multi-megabyte",
@@ -187,8 +213,8 @@ except (TypeError, ValueError):
 value = [_got, _serialisable]
 """,
             ),
-            "a multi-megabyte output must come back whole, and the result must be "
-            "JSON-serialisable",
+            "for an output of more than 2,000,000 characters expected it back whole, in a "
+            "JSON-serialisable result",
         ),
         Probe(
             "tool_args",
@@ -201,8 +227,9 @@ value = [_fetched(_stored("call_probe_fargs_1", "z" * 700, args={"b": 2, "a": "�
          _fetched(_stored("call_probe_fargs_3", "v" * 20, args={}, name="other_tool"))]
 """,
             ),
-            "tool_args must come back as the stored JSON text (a str, not decoded), with the "
-            "stored tool_name",
+            "for other stored arguments (a dict with unicode, raw JSON text, {}) expected "
+            "tool_args back as the stored JSON text (a str, not decoded), with the stored "
+            "tool_name",
         ),
         Probe(
             "ids do not mix",
@@ -212,13 +239,14 @@ value = [_fetched(_stored("call_probe_fargs_1", "z" * 700, args={"b": 2, "a": "�
                 """
 _first = _stored("call_probe_fmix_first", "F" * 800, name="first_tool")
 _later = [_stored(f"call_probe_fmix_{i}", f"{i}" * 800, name=f"later_{i}") for i in range(3)]
-value = [_fetched(_first), [_fetched(c) for c in _later], _fetched("call_probe_fmix_"),
-         _fetched("call_probe_fmix")]
+value = [_fetched(_first), [_fetched(c) for c in _later]]
 """,
             ),
-            "fetched the wrong call: return the tool_output memory whose subject is exactly "
-            "this tool_call_id",
+            "for an older call followed by three newer ones expected each id to fetch its own "
+            "call: the tool_output memory whose subject is exactly this tool_call_id",
         ),
+    ],
+    "fetch_tool_output_missing": [
         Probe(
             "only tool outputs",
             _FETCH
@@ -234,18 +262,46 @@ for _m in h.memory.list(metadata_filter={"subject": "call_probe_fnote_2"}, limit
     h.memory.delete(_m.id)
 """,
             ),
-            "a memory of another kind with that subject is not a tool call: filter on kind "
+            "for ids whose only memory is a note or an episode (not a tool output) expected "
+            "{'error': \"no tool call with id <the id as repr() quotes it>\"}: filter on kind "
             "tool_output AND subject",
         ),
         Probe(
             "unknown ids",
             _FETCH
-            + """
+            + _tidy_after(
+                "call_probe_funk_",
+                """
+_stored("call_probe_funk_real", "a real output " * 60)
 value = [_fetched(x) for x in ("", "call_' OR 1=1 --", "ünïcode-id-🚢", 'say "hi"',
-                                "call_does_not_exist_either", "it's")]
+                                "call_does_not_exist_either", "it's", "call_probe_funk_",
+                                "call_probe_funk_rea", "%", "call_probe_funk_%")]
 """,
-            "an unknown id must return {'error': \"no tool call with id <the id as repr() "
-            'quotes it>"} and nothing else',
+            ),
+            "for other unknown ids (empty, quotes, SQL, unicode, a prefix of a real id) expected "
+            "{'error': \"no tool call with id <the id as repr() quotes it>\"} and nothing else",
+        ),
+    ],
+    "fetch_tool_output_empty": [
+        Probe(
+            "empty outputs",
+            _FETCH
+            + _tidy_after(
+                "call_probe_fempty_",
+                """
+def _output(call_id):
+    got = _fetched(call_id)
+    return got.get("tool_output") if type(got) is dict else got
+
+
+value = [_output(_stored("call_probe_fempty_1", "")),
+         _output(_stored("call_probe_fempty_2", "", args={"port": "X"}, name="port_info")),
+         _output(_stored("call_probe_fempty_3", EMPTY_OUTPUT)),
+         _output(_stored("call_probe_fempty_4", " " + EMPTY_OUTPUT))]
+""",
+            ),
+            "for outputs logged empty expected tool_output '' (metadata empty true); for an "
+            "output that is the text of EMPTY_OUTPUT itself (not empty) expected that text",
         ),
     ],
 }
@@ -256,21 +312,28 @@ _EMPTY = 'with metadata "chars" = len(tool_output) and "empty" = (tool_output ==
 _ARGS = "a dict as json.dumps(tool_args, sort_keys=True), a str unchanged"
 _SUBJECT = "The model's id for the call: the memory's subject, the handle to fetch it."
 _KIND = "Store one tool call's WHOLE output as a memory of kind tool_output."
+_THREAD = "The conversation the call belongs to (the memory's thread_id)."
+_NAME = 'The tool that ran (metadata "tool_name").'
+_RETURNS = "The new memory's id (an int)."
 _EXACT = 'with the output exactly as it was logged (any size; "" when it was empty'
 _SHAPE = '``{"tool_name": str, "tool_args": str (the stored JSON text), "tool_output": str}``'
 _UNKNOWN = "(the id quoted as repr() does) when nothing is stored under that id."
+_EMPTY_FLAG = '"" when it was empty, i.e. metadata "empty" is true'
+
 _RELIES = {
-    ("log_tool_checks", "sizes"): (_WHOLE, _EMPTY),
+    ("log_tool_checks", "sizes"): (_WHOLE, _SUBJECT, _KIND, _THREAD, _NAME, _RETURNS),
     ("log_tool_checks", "multi-megabyte"): (_WHOLE,),
-    ("log_tool_checks", "tool_args"): (_ARGS,),
-    ("log_tool_checks", "calls do not mix"): (_SUBJECT,),
+    ("log_tool_checks", "calls do not mix"): (_SUBJECT, _THREAD, _NAME),
     ("log_tool_checks", "not in search"): (_KIND,),
+    ("log_tool_args", "tool_args"): (_ARGS,),
+    ("log_tool_empty", "chars and empty"): (_WHOLE, _EMPTY),
     ("fetch_tool_output_checks", "sizes"): (_EXACT,),
     ("fetch_tool_output_checks", "multi-megabyte"): (_EXACT,),
     ("fetch_tool_output_checks", "tool_args"): (_SHAPE,),
     ("fetch_tool_output_checks", "ids do not mix"): (_SHAPE, _EXACT),
-    ("fetch_tool_output_checks", "only tool outputs"): (_UNKNOWN,),
-    ("fetch_tool_output_checks", "unknown ids"): (_UNKNOWN,),
+    ("fetch_tool_output_missing", "only tool outputs"): (_UNKNOWN,),
+    ("fetch_tool_output_missing", "unknown ids"): (_UNKNOWN,),
+    ("fetch_tool_output_empty", "empty outputs"): (_EXACT, _EMPTY_FLAG),
 }
 PROBES = {
     grade_id: [replace(p, relies_on=_RELIES[grade_id, p.name]) for p in probes]

@@ -1,17 +1,23 @@
 """Probes of 06_self_healing_registry.
 
-``tool_stats``: the probes write synthetic calls for fresh tool names (durations, outcomes,
-refused rows, a row outside the time window) and record the student's row for each as plain
-data (calls, success_rate, p50, p95, last_error) for several windows. Only the rows of the
-probe's own tools are compared, so what the notebook ran before does not matter.
+``tool_stats`` is graded in three cells: ``_checks`` (calls, success_rate, last_error; refused
+rows left out), ``_percentiles`` (nearest-rank p50/p95) and ``_window`` (the newest
+window_calls calls per tool, within window_minutes). The probes write synthetic calls for fresh
+tool names (durations, outcomes, refused rows, a row outside the time window) and record the
+student's row for each as plain data; only the rows of the probe's own tools are compared, so
+what the notebook ran before does not matter. The counts and percentile probes use windows
+that hold every call of their tools, so a window bug costs the ``_window`` cell only.
 
-``decide``: the probes call the function on probe-only stats, states, policies and times and
-record the decisions as a sorted list of [tool, to] pairs (reasons are free text; only that
-each is a non-empty string is recorded).
+``decide``: ``_checks`` (closed tools: thresholds of the policy, protected categories, a
+missing state is closed), ``_open`` and ``_half_open``. The probes call the function on
+probe-only stats, states, policies and times and record the decisions as a sorted list of
+[tool, to] pairs (reasons are free text; only that each is a non-empty string is recorded).
 
-``select_tools``: the probes replace ``h.tools.candidates`` with probe-only rows (restored
-afterwards) and record the names returned for several k and category filters, and compare
-with the library's one-statement ranking on real queries in the same run.
+``select_tools``: ``_checks`` (the score and the order), ``_filters`` (categories, open tools
+dropped, half-open kept) and ``_ties`` (equal scores by name). The probes replace
+``h.tools.candidates`` with probe-only rows (restored afterwards) and record the names returned
+for several k and category filters, and compare with the library's one-statement ranking on
+real queries in the same run.
 """
 
 from dataclasses import replace
@@ -31,16 +37,17 @@ def _write(tool, duration, success, error=None, minutes_ago=0.0):
         "started_at": h.tools.clock() - _dt.timedelta(minutes=minutes_ago)})
 
 
-def _of(tool, **kwargs):
+_ALL = ("calls", "success_rate", "p50_ms", "p95_ms", "last_error")
+
+
+def _of(tool, fields=_ALL, **kwargs):
     found = plain(tool_stats(**kwargs))
     if type(found) is not list:
         return {"not a list": found}
     mine = [r for r in found if type(r) is dict and r.get("tool") == tool]
     if len(mine) != 1:
         return {"rows for the tool": len(mine)}
-    row = mine[0]
-    return [row.get("calls"), row.get("success_rate"), row.get("p50_ms"), row.get("p95_ms"),
-            row.get("last_error")]
+    return [mine[0].get(field) for field in fields]
 
 
 _t = "probe_" + _uuid.uuid4().hex[:8]
@@ -112,17 +119,58 @@ def _with(rows, calls):
 PROBES = {
     "tool_stats_checks": [
         Probe(
+            "counts",
+            _STATS_SETUP
+            + """_v = "probe_v_" + _uuid.uuid4().hex[:8]
+for _i in range(4):
+    _write(_v, 2, 0, f"v{_i}")
+_z = "probe_z_" + _uuid.uuid4().hex[:8]
+_write(_z, 3, None, "refused")
+_counts = ("calls", "success_rate", "last_error")
+_every = {"window_calls": 100, "window_minutes": 1000}  # windows that hold every call
+value = [_of(_t, _counts, **_every), _of(_u, _counts, **_every), _of(_v, _counts, **_every),
+         type(plain(tool_stats())) is list
+         and not [r for r in plain(tool_stats()) if type(r) is dict and r.get("tool") == _z]]
+""",
+            "for other synthetic tools (11 calls with four failures and a refused row; six "
+            "successful calls; four failed calls; a tool with only a refused row) expected "
+            "calls (int), success_rate (a fraction) and the newest failure's error_message, "
+            "and no row for the tool without a call",
+        ),
+    ],
+    "tool_stats_percentiles": [
+        Probe(
+            "percentiles",
+            _STATS_SETUP
+            + """_m = "probe_m_" + _uuid.uuid4().hex[:8]
+for _i in range(45):
+    _write(_m, (_i * 7) % 45 + 1, 1)
+_e = "probe_e_" + _uuid.uuid4().hex[:8]
+for _d in (8, 8, 8, 1):
+    _write(_e, _d, 0, "e")
+_p = ("p50_ms", "p95_ms")
+_every = {"window_calls": 100, "window_minutes": 1000}  # windows that hold every call
+value = [_of(_t, _p, **_every), _of(_u, _p, **_every), _of(_m, _p, **_every),
+         _of(_e, _p, **_every)]
+""",
+            "for other duration sets (11 spread-out durations, 6 close ones, 45 durations, "
+            "4 with repeats) expected the nearest-rank p50 and p95: the smallest duration "
+            "whose rank r satisfies 100 * r >= p * n (not averaged, not the largest)",
+        ),
+    ],
+    "tool_stats_window": [
+        Probe(
             "windows",
             _STATS_SETUP + "value = [_of(_t, window_calls=n) for n in (1, 2, 4, 7, 11, 30)]\n",
-            "tool_stats is wrong for some window size: each tool's window is its NEWEST "
-            "window_calls calls that ran (success not NULL) since :since; calls, success_rate "
-            "(a fraction), nearest-rank p50/p95 and the newest failure's error_message",
+            "for other window sizes (window_calls 1 up to 30) expected each tool's window to "
+            "be its NEWEST window_calls calls that ran (success not NULL), counted per tool",
         ),
         Probe(
             "time window",
             _STATS_SETUP
             + "value = [_of(_t), _of(_t, window_minutes=120), _of(_t, window_minutes=30)]\n",
-            "the time window is wrong: only calls with started_at >= now - window_minutes count",
+            "for other time windows (30, 60 and 120 minutes, with a call 90 minutes old) "
+            "expected only calls with started_at >= now - window_minutes to count",
         ),
         Probe(
             "many calls",
@@ -132,9 +180,8 @@ for _i in range(45):
     _write(_m, (_i * 7) % 45 + 1, 0 if _i % 9 == 0 else 1, f"m{_i}")
 value = [_of(_m, window_calls=n) for n in (20, 21, 40, 45, 50)]
 """,
-            "with more than 20 calls the percentiles or the window are wrong: p95 of n "
-            "durations is the smallest whose rank r satisfies 100 * r >= 95 * n (not the "
-            "largest), and only the newest window_calls calls count",
+            "for a tool with 45 calls and windows of 20 up to 50 calls expected only the "
+            "newest window_calls calls to count (calls, success_rate, percentiles, last error)",
         ),
     ],
     "decide_checks": [
@@ -143,63 +190,127 @@ value = [_of(_m, window_calls=n) for n in (20, 21, 40, 45, 50)]
             _DECIDE_SETUP
             + """_p = _Policy(min_calls=4, failure_rate=0.75, half_open_trials=3,
               protected_categories={"cargo"})
+_q = _Policy(min_calls=1, failure_rate=0.1, half_open_trials=1,
+             protected_categories={"ports", "units"})
 value = [
     _run([_s("a", 4, 0.25), _s("b", 4, 0.5), _s("c", 3, 0.0), _s("d", 40, 0.0, "cargo"),
           _s("e", 8, 0.2)], {}, _p),
     _run([_s("a", 4, 0.25)], {"a": {"state": "closed", "retry_at": None,
                                     "trial_successes": 0, "trial_failures": 0}}, _p),
+    _run([_s("f", 1, 0.9), _s("g", 1, 0.95), _s("h", 5, 0.0), _s("i", 5, 0.0, "cargo")], {}, _q),
     _run([], {}, _p),
 ]
 """,
-            "closed tools: open exactly when the category is not protected, calls >= "
-            "min_calls and 1 - success_rate >= failure_rate (a missing state is closed)",
+            "for closed tools under other policies (min_calls 4 and 1, failure_rate 0.75 and "
+            "0.1, other protected categories; a missing state) expected open exactly when the "
+            "category is not protected, calls >= min_calls and 1 - success_rate >= "
+            "failure_rate",
         ),
+    ],
+    "decide_open": [
         Probe(
-            "open and half-open",
+            "open",
             _DECIDE_SETUP
             + """_p = _Policy(min_calls=4, failure_rate=0.75, half_open_trials=3,
               protected_categories={"cargo"})
 _at = lambda s: _now + _dt.timedelta(seconds=s)
 value = _run(
-    [_s(n, 1, 1.0) for n in ("o1", "o2", "o3", "o4", "h1", "h2", "h3", "h4")],
+    [_s(n, 1, 1.0) for n in ("o1", "o2", "o3", "o4", "o5")],
     {"o1": {"state": "open", "retry_at": _at(0)},
      "o2": {"state": "open", "retry_at": _at(-60)},
      "o3": {"state": "open", "retry_at": _at(5)},
      "o4": {"state": "open", "retry_at": None},
-     "h1": {"state": "half_open", "trial_successes": 3, "trial_failures": 0},
-     "h2": {"state": "half_open", "trial_successes": 2, "trial_failures": 0},
-     "h3": {"state": "half_open", "trial_successes": 5, "trial_failures": 2},
-     "h4": {"state": "half_open", "trial_successes": 0, "trial_failures": 1}},
+     "o5": {"state": "open", "retry_at": _at(-86400 * 30)}},
     _p)
 """,
-            "open tools go half_open once retry_at <= now (never with retry_at None); "
-            "half_open tools open again after a failed trial and close after "
-            "half_open_trials successful ones",
+            "for open tools with other retry times (exactly now, a minute and a month ago, "
+            "in 5 seconds, None) expected half_open once retry_at <= now, never with "
+            "retry_at None",
+        ),
+    ],
+    "decide_half_open": [
+        Probe(
+            "half-open",
+            _DECIDE_SETUP
+            + """_p = _Policy(min_calls=4, failure_rate=0.75, half_open_trials=3,
+              protected_categories={"cargo"})
+_q = _Policy(min_calls=4, failure_rate=0.75, half_open_trials=1)
+_states = {"h1": {"state": "half_open", "trial_successes": 3, "trial_failures": 0},
+           "h2": {"state": "half_open", "trial_successes": 2, "trial_failures": 0},
+           "h3": {"state": "half_open", "trial_successes": 5, "trial_failures": 2},
+           "h4": {"state": "half_open", "trial_successes": 0, "trial_failures": 1},
+           "h5": {"state": "half_open", "trial_successes": 0, "trial_failures": 0}}
+_stats = [_s(n, 1, 1.0) for n in _states]
+value = [_run(_stats, _states, _p), _run(_stats, _states, _q)]
+""",
+            "for half-open tools with other trial counts and half_open_trials 3 and 1 "
+            "expected open again after any failed trial, closed after half_open_trials "
+            "successful ones, otherwise no change",
         ),
     ],
     "select_tools_checks": [
         Probe(
             "scores",
             _SELECT_SETUP
-            + """value = _with(_rows, [{"k": 10}, {"k": 3}, {"k": 1}, {"k": 0},
-                       {"k": 5, "categories": ["units"]},
-                       {"k": 5, "categories": ["ports", "vessels"]},
-                       {"k": 5, "categories": []}, {"k": 2, "categories": ["cargo"]}])
+            + """_scored = [r for r in _rows if r["state"] == "closed" and r["name"] not in
+           ("p_theta", "p_iota")]
+value = _with(_scored, [{"k": 10}, {"k": 3}, {"k": 1}, {"k": 0}])
 """,
-            "select_tools ranks wrong: score = similarity - 0.10 * (1 - (successes + 2) / "
-            "(calls + 2)) - 0.05 * (1 - 1000 / (1000 + p50_ms)) (p50_ms None: no speed "
-            "penalty), open tools dropped, categories filtered, equal scores by name",
+            "for other candidates (histories from none to 20 calls, p50 from none to 2000 ms, "
+            "similarities close together) and k from 0 to 10 expected the names by score = "
+            "similarity - 0.10 * (1 - (successes + 2) / (calls + 2)) - 0.05 * (1 - 1000 / "
+            "(1000 + p50_ms)) (p50_ms None: no speed penalty), highest first, at most k",
         ),
         Probe(
             "real registry",
             """value = []
-for _q, _k, _cats in [("ship position right now", 4, None), ("declared cargo value", 3, None),
-                      ("convert knots", 2, ["units", "vessels"]), ("port traffic", 5, ["ports"])]:
+for _q, _k in [("ship position right now", 4), ("declared cargo value", 3),
+               ("port congestion and berths", 6)]:
+    value.append(plain(select_tools(_q, k=_k))
+                 == [r["name"] for r in h.tools.rank(_q, k=_k)])
+""",
+            "on the real registry, for other queries and k (no category filter) expected the "
+            "library's ranking (h.tools.rank)",
+        ),
+    ],
+    "select_tools_filters": [
+        Probe(
+            "filters",
+            _SELECT_SETUP
+            + """_filtered = [r for r in _rows if r["name"] != "p_iota"]
+value = _with(_filtered, [{"k": 10}, {"k": 5, "categories": ["units"]},
+                          {"k": 5, "categories": ["ports", "vessels"]},
+                          {"k": 5, "categories": []}, {"k": 2, "categories": ["cargo"]},
+                          {"k": 10, "categories": ["vessels"]}])
+""",
+            "for other candidates (an open tool with the best similarity, a half-open one, "
+            "several categories) expected open tools dropped, half-open ones kept, and only "
+            "the categories asked for (None: all; []: none)",
+        ),
+        Probe(
+            "real registry",
+            """value = []
+for _q, _k, _cats in [("convert knots", 2, ["units", "vessels"]),
+                      ("port traffic", 5, ["ports"]), ("cargo on board", 4, ["cargo", "units"])]:
     value.append(plain(select_tools(_q, k=_k, categories=_cats))
                  == [r["name"] for r in h.tools.rank(_q, k=_k, categories=_cats)])
 """,
-            "on the real registry select_tools does not give the library's ranking "
-            "(h.tools.rank) for some query, k or categories",
+            "on the real registry, for other queries with a category filter expected the "
+            "library's ranking (h.tools.rank with the same categories)",
+        ),
+    ],
+    "select_tools_ties": [
+        Probe(
+            "ties",
+            _SELECT_SETUP
+            + """_tied = [_c("t_gamma", 0.3), _c("t_alpha", 0.3), _c("t_beta", 0.3),
+          _c("t_top", 0.6), _c("t_omega", 0.1),
+          _c("u_b", 0.45, calls=4, successes=3, p50_ms=50),
+          _c("u_a", 0.45, calls=4, successes=3, p50_ms=50)]
+value = _with(_tied, [{"k": 7}, {"k": 2}, {"k": 4}, {"k": 5}])
+""",
+            "for other candidates with equal scores (three with no history, two with the same "
+            "history) and k cutting inside a tie, expected equal scores by name, A to Z",
         ),
     ],
 }
@@ -217,6 +328,19 @@ _FIELDS = (
     "call in the window failed)."
 )
 _MINUTES = "window_minutes: Only calls that started within this many minutes count."
+_COUNTS = (
+    "``calls`` (int: calls in the window), ``success_rate`` (successes / calls, a fraction "
+    "from 0 to 1)"
+)
+_LAST_ERROR = (
+    "``last_error`` (the error_message of the newest failed call in the window; None when no "
+    "call in the window failed)."
+)
+_PERCENTILES = (
+    "``p50_ms`` and ``p95_ms`` (nearest-rank percentiles of duration_ms: the p-th percentile "
+    "of n durations is the smallest one whose rank r, in ascending order, satisfies "
+    "100 * r >= p * n)"
+)
 _RULES = "following the rules in the table above."
 _CHANGE = 'Return one `{"tool": name, "to": state, "reason": "..."}` per change'
 _MISSING = "a tool missing from `states` is `closed`"
@@ -225,18 +349,25 @@ _TRACK = "track = (successes + 2) / (calls + 2)"
 _SPEED = "speed = 1000 / (1000 + p50_ms) # p50_ms None: speed = 1.0"
 _FILTERS = (
     "Keep only tools whose ``category`` is in ``categories`` (None keeps every category), drop "
-    'tools whose ``state`` is "open" (switched off), score the rest with the formula above, and '
-    "sort by score, highest first, equal scores by name (A to Z)."
+    'tools whose ``state`` is "open" (switched off)'
 )
 _CANDIDATES = "Use the rows of ``h.tools.candidates(query)``."
+_SORTED = "sort by score, highest first"
+_TIES = "equal scores by name (A to Z)."
 _RELIES = {
-    ("tool_stats_checks", "windows"): (_WINDOW, _FIELDS),
-    ("tool_stats_checks", "time window"): (_WINDOW, _MINUTES),
-    ("tool_stats_checks", "many calls"): (_WINDOW, _FIELDS),
+    ("tool_stats_checks", "counts"): (_WINDOW, _COUNTS, _LAST_ERROR),
+    ("tool_stats_percentiles", "percentiles"): (_PERCENTILES,),
+    ("tool_stats_window", "windows"): (_WINDOW, _FIELDS),
+    ("tool_stats_window", "time window"): (_WINDOW, _MINUTES),
+    ("tool_stats_window", "many calls"): (_WINDOW, _FIELDS),
     ("decide_checks", "closed"): (_RULES, _CHANGE, _MISSING),
-    ("decide_checks", "open and half-open"): (_RULES, _CHANGE),
-    ("select_tools_checks", "scores"): (_SCORE, _TRACK, _SPEED, _FILTERS),
-    ("select_tools_checks", "real registry"): (_CANDIDATES, _SCORE, _FILTERS),
+    ("decide_open", "open"): (_RULES, _CHANGE),
+    ("decide_half_open", "half-open"): (_RULES, _CHANGE),
+    ("select_tools_checks", "scores"): (_SCORE, _TRACK, _SPEED, _SORTED),
+    ("select_tools_checks", "real registry"): (_CANDIDATES, _SCORE),
+    ("select_tools_filters", "filters"): (_FILTERS,),
+    ("select_tools_filters", "real registry"): (_CANDIDATES, _FILTERS),
+    ("select_tools_ties", "ties"): (_TIES,),
 }
 PROBES = {
     grade_id: [replace(p, relies_on=_RELIES[grade_id, p.name]) for p in probes]

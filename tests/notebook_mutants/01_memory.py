@@ -1,7 +1,8 @@
 """Plausible wrong implementations of the TODO in solutions/01_memory.ipynb.
 
 Each entry replaces the whole source of the solution cell with that ``grade_id``; the TODO's
-grade cell must then fail (score 0) while the untouched solution passes.
+grade cell covering the broken behaviour (``COVERED_BY``, default: the TODO's first grade
+cell) must then score 0 while the untouched solution passes.
 """
 
 _HEAD = '''def scan_tables(owner):
@@ -139,6 +140,19 @@ MUTANTS = {
         (
             "no owner check: a bad owner goes to the query as a bind (gives [], no ValueError)",
             _scan(check="    owner = owner.upper()\n"),
+        ),
+        (
+            "also stores each fact with h.memory.add (scan_tables must only read)",
+            _scan(
+                fact=_FACT.replace(
+                    "    return facts\n",
+                    "    for fact in facts:\n"
+                    '        h.memory.add(fact["content"], kind=fact["kind"], '
+                    'subject=fact["subject"],\n'
+                    '                     metadata=fact["metadata"])\n'
+                    "    return facts\n",
+                )
+            ),
         ),
     ],
 }

@@ -1,7 +1,8 @@
 """Plausible wrong implementations of the TODOs in solutions/02_retrieval.ipynb.
 
 Each entry replaces the whole source of the solution cell with that ``grade_id``; the TODO's
-grade cell must then fail (score 0) while the untouched solution passes.
+grade cell covering the broken behaviour (``COVERED_BY``, default: the TODO's first grade
+cell) must then score 0 while the untouched solution passes.
 """
 
 _RETRIEVE_HEAD = '''def retrieve_knowledge(query, k=5, kinds=None):
@@ -169,7 +170,7 @@ MUTANTS = {
             _hybrid("ORDER BY rrf_score DESC, m.id", "ORDER BY rrf_score, m.id"),
         ),
         (
-            "no tie-break: equal scores come back in any order (the probe has a tie)",
+            "no tie-break: equal scores come back in any order",
             _hybrid("ORDER BY rrf_score DESC, m.id", "ORDER BY rrf_score DESC"),
         ),
         (
@@ -218,4 +219,22 @@ MUTANTS = {
 """,
         ),
     ],
+}
+
+#: The grade cell covering each mutant's broken behaviour (default: the TODO's first one).
+COVERED_BY = {
+    "does not drop tool_output memories": "retrieve_knowledge_tool_outputs",
+    "no oversampling: searches k, then filters (comes back short)": (
+        "retrieve_knowledge_tool_outputs"
+    ),
+    "lets tool outputs through when they are asked for by kind": (
+        "retrieve_knowledge_tool_outputs"
+    ),
+    "treats a comma-separated kinds string as one kind name": "retrieve_knowledge_kinds",
+    "splits the kinds string on commas but keeps the spaces": "retrieve_knowledge_kinds",
+    "ignores the kinds filter": "retrieve_knowledge_kinds",
+    "no tie-break: equal scores come back in any order": "hybrid_rrf_search_ties",
+    "ignores per_list and rrf_k (hybrid_binds with their defaults)": (
+        "hybrid_rrf_search_parameters"
+    ),
 }

@@ -1,7 +1,8 @@
 """Plausible wrong implementations of the TODOs in solutions/03_tools_and_skills.ipynb.
 
 Each entry replaces the whole source of the solution cell with that ``grade_id``; the TODO's
-grade cell must then fail (score 0) while the untouched solution passes.
+grade cell covering the broken behaviour (``COVERED_BY``, default: the TODO's first grade
+cell) must then score 0 while the untouched solution passes.
 """
 
 _HEAD = '''def run_sql(sql, max_rows=50):
@@ -109,4 +110,14 @@ MUTANTS = {
             + _OK_RESULT,
         ),
     ],
+}
+
+#: The grade cell covering each mutant's broken behaviour (default: run_sql_checks).
+COVERED_BY = {
+    "regex-only guard, then the writable connection h.backend.query": "run_sql_errors",
+    "ignores max_rows (the read-only connection's default of 50 rows)": "run_sql_max_rows",
+    "does not cap max_rows at MAX_ROWS (nor at least 1)": "run_sql_max_rows",
+    "raises the BackendError instead of returning {'error'}": "run_sql_errors",
+    "values not converted with to_json_value (bytes break json.dumps)": "run_sql_values",
+    "error wrapped with extra keys ({'error', 'rows': []})": "run_sql_errors",
 }

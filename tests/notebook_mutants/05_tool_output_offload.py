@@ -1,7 +1,8 @@
 """Plausible wrong implementations of the TODOs in solutions/05_tool_output_offload.ipynb.
 
 Each entry replaces the whole source of the solution cell with that ``grade_id``; the TODO's
-grade cell must then fail (score 0) while the untouched solution passes. The two TODOs are
+grade cell covering the broken behaviour (``COVERED_BY``, default: the TODO's first grade
+cell) must then score 0 while the untouched solution passes. The two TODOs are
 graded independently (each check uses the library's ``h.offload`` for the other half), so a
 wrong ``log_tool`` does not fail ``fetch_tool_output_checks`` and vice versa.
 """
@@ -122,4 +123,17 @@ MUTANTS = {
             _fetch(args='json.loads(memory.metadata.get("tool_args") or "{}")'),
         ),
     ],
+}
+
+#: The grade cell covering each mutant's broken behaviour (default: the TODO's first one).
+COVERED_BY = {
+    "tool_args stored unencoded (a dict in metadata)": "log_tool_args",
+    "tool_args stored with str() (not JSON)": "log_tool_args",
+    "JSON text arguments encoded a second time": "log_tool_args",
+    "an empty output is not handled (memory.add refuses it)": "log_tool_empty",
+    "wrong error shape: returns None for an unknown id": "fetch_tool_output_missing",
+    "wrong error message": "fetch_tool_output_missing",
+    "raises KeyError for an unknown id": "fetch_tool_output_missing",
+    "looks at the subject only, not the kind": "fetch_tool_output_missing",
+    "ignores the empty flag (returns the placeholder text)": "fetch_tool_output_empty",
 }

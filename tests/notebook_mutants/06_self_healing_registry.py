@@ -1,7 +1,9 @@
 """Plausible wrong implementations of the TODOs in solutions/06_self_healing_registry.ipynb.
 
 Each entry replaces the whole source of the solution cell with that ``grade_id``; the TODO's
-grade cell must then fail (score 0) while the untouched solution passes.
+grade cell covering the broken behaviour (``COVERED_BY``, default: the TODO's first grade
+cell) must then score 0 while the untouched solution passes. Issue 9 asks for at least eight
+plausible wrong answers per TODO of this notebook (tests/test_notebooks.py checks it).
 """
 
 _STATS = '''def tool_stats(window_calls=20, window_minutes=60):
@@ -247,4 +249,23 @@ MUTANTS = {
             ),
         ),
     ],
+}
+
+#: The grade cell covering each mutant's broken behaviour (default: the TODO's first one).
+COVERED_BY = {
+    "p50 as the average duration": "tool_stats_percentiles",
+    "floor rank for the percentiles": "tool_stats_percentiles",
+    "p95 as the largest duration": "tool_stats_percentiles",
+    "median interpolated between the middle two": "tool_stats_percentiles",
+    "the OLDEST window_calls calls": "tool_stats_window",
+    "no time window": "tool_stats_window",
+    "one window for the whole table, not per tool": "tool_stats_window",
+    "a tool switched off by hand (retry_at None) is retried": "decide_open",
+    "half-open before retry_at": "decide_open",
+    "a failed trial ignored": "decide_half_open",
+    "closed after one successful trial": "decide_half_open",
+    "no category filter": "select_tools_filters",
+    "open tools kept": "select_tools_filters",
+    "half-open tools dropped too": "select_tools_filters",
+    "ties by name reversed": "select_tools_ties",
 }

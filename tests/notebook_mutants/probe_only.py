@@ -42,6 +42,23 @@ _TOP_IN_PYTHON = """def top_carriers_by_teu(n):
     return ranked[:n]
 """
 
+_TOP_CORRELATED = '''def top_carriers_by_teu(n):
+    rows = h.backend.readonly_query(
+        """SELECT c.name AS carrier,
+                  (SELECT SUM(v.capacity_teu) FROM supplychain.vessels v
+                   WHERE v.carrier_id = c.carrier_id) AS teu
+           FROM supplychain.carriers c
+           WHERE EXISTS (SELECT 1 FROM supplychain.vessels v WHERE v.carrier_id = c.carrier_id)
+           ORDER BY teu DESC, carrier""",
+        {},
+        max_rows=n,
+    ).rows
+    found = []
+    for carrier, teu in rows:
+        found.append((str(carrier), int(teu)))
+    return found
+'''
+
 # --- 01_memory ---------------------------------------------------------------------------------
 _SCAN = '''def scan_tables(owner):
     if not isinstance(owner, str) or not IDENTIFIER.fullmatch(owner):
@@ -116,6 +133,10 @@ _SCAN_MATCH_PASTED = '''def scan_tables(owner):
     return facts
 '''
 
+_SCAN_OWN_PATTERN = _scan().replace(
+    "not IDENTIFIER.fullmatch(owner)", 'not re.fullmatch(r"[A-Za-z][A-Za-z0-9_$#]*", owner)'
+)
+
 _SCAN_OTHER_WORDING = """def scan_tables(owner):
     if not isinstance(owner, str) or not IDENTIFIER.fullmatch(owner):
         raise ValueError(f"{owner!r}: not a schema name")  # the docstring asks for it
@@ -136,6 +157,54 @@ _SCAN_OTHER_WORDING = """def scan_tables(owner):
             "content": f"Table {schema}.{table}: {comment.strip()} [{n} rows]",
             "metadata": {"row_count": n, "table": table, "owner": schema},
         })
+    return facts
+"""
+
+_SCAN_UNION = """def scan_tables(owner):
+    if not isinstance(owner, str) or IDENTIFIER.fullmatch(owner) is None:
+        raise ValueError("not a schema name: " + repr(owner))
+    schema = owner.upper()
+    tables = h.backend.query(
+        "SELECT t.table_name AS name, c.comments AS note FROM all_tables t"
+        " LEFT JOIN all_tab_comments c ON c.owner = t.owner AND c.table_name = t.table_name"
+        " WHERE t.owner = :owner ORDER BY t.table_name",
+        {"owner": schema},
+    )
+    safe = [t for t in tables if IDENTIFIER.fullmatch(t["name"])]
+    if not safe:
+        return []
+    # every row count in ONE statement: the names passed IDENTIFIER, so they may be pasted
+    counts = h.backend.query(" UNION ALL ".join(
+        f"SELECT '{t['name']}' AS name, COUNT(*) AS n FROM {schema}.{t['name']}" for t in safe))
+    n_rows = {r["name"]: int(r["n"]) for r in counts}
+    return [
+        {"kind": "table", "subject": f"{schema}.{t['name']}",
+         "content": "Table %s.%s: %s (%d rows)" % (schema, t["name"], (t["note"] or "").strip(),
+                                                  n_rows[t["name"]]),
+         "metadata": {"owner": schema, "table": t["name"], "row_count": n_rows[t["name"]]}}
+        for t in safe
+    ]
+"""
+
+_SCAN_LOOP = """def scan_tables(owner):
+    if type(owner) is not str or not IDENTIFIER.fullmatch(owner):
+        raise ValueError(f"{owner!r} is not a plain schema name")
+    owner = owner.upper()
+    facts = []
+    for row in sorted(h.backend.query(
+            "SELECT t.table_name, c.comments FROM all_tables t LEFT JOIN all_tab_comments c"
+            " ON c.owner = t.owner AND c.table_name = t.table_name WHERE t.owner = :o",
+            {"o": owner}), key=lambda r: r["table_name"]):
+        table = row["table_name"].upper()
+        if not IDENTIFIER.fullmatch(table):
+            continue
+        n = h.backend.query("SELECT COUNT(*) AS c FROM " + owner + "." + table)[0]["c"]
+        comment = row["comments"].strip() if row["comments"] else "(no comment)"
+        fact = dict(kind="table", subject=owner + "." + table,
+                    content="Table " + owner + "." + table + ": " + comment
+                    + " (" + str(n) + " rows)",
+                    metadata=dict(owner=owner, table=table, row_count=int(n)))
+        facts.append(fact)
     return facts
 """
 
@@ -233,6 +302,81 @@ ORDER BY fused_score DESC, mem.id
     return out
 '''
 
+_RETRIEVE_LOOP = """def retrieve_knowledge(query, k=5, kinds=None):
+    import re
+
+    if isinstance(kinds, str):
+        wanted = {name for name in re.split(r"\\s*,\\s*", kinds.strip()) if name}
+    else:
+        wanted = {str(name).strip() for name in kinds or [] if str(name).strip()}
+    kept = []
+    for memory in h.memory.search(query, k=4 * k, mode="vector"):
+        if memory.kind == "tool_output":
+            continue  # logged outputs are data, never knowledge
+        if wanted and memory.kind not in wanted:
+            continue
+        kept.append(memory)
+    return rerank(query, kept, k)
+"""
+
+_RETRIEVE_FUNCTIONAL = """def retrieve_knowledge(query, k=5, kinds=None):
+    names = kinds.split(",") if isinstance(kinds, str) else (kinds or [])
+    wanted = frozenset(filter(None, map(str.strip, names)))
+    pool = h.memory.search(query, k=k * 4, mode="vector", exclude_kinds="tool_output")
+    pool = list(filter(lambda m: m.kind != "tool_output" and (not wanted or m.kind in wanted),
+                       pool))
+    pool.sort(key=lambda m: m.score)
+    return rerank(query, pool, k)
+"""
+
+_HYBRID_UNION = '''def hybrid_rrf_search(query, k=5, per_list=30, rrf_k=60):
+    # UNION ALL + GROUP BY instead of a FULL OUTER JOIN: each list gives its rank, the other
+    # side the sentinel; MIN keeps the real rank.
+    sql = f"""
+WITH vec AS ({VEC}),
+     txt AS ({TXT}),
+     both_lists AS (
+       SELECT id, r AS r_vec, 999999 AS r_txt FROM vec
+       UNION ALL
+       SELECT id, 999999 AS r_vec, r AS r_txt FROM txt),
+     fused AS (
+       SELECT id, MIN(r_vec) AS r_vec, MIN(r_txt) AS r_txt FROM both_lists GROUP BY id)
+SELECT m.id, m.kind, m.subject, m.content, f.r_vec, f.r_txt,
+       1.0 / (:rrf_k + f.r_vec) + 1.0 / (:rrf_k + f.r_txt) AS rrf_score
+FROM fused f
+JOIN memories m ON m.id = f.id
+ORDER BY rrf_score DESC, m.id ASC
+{TOP_K}"""
+    found = []
+    for row in h.backend.query(sql, hybrid_binds(h, query, k, per_list, rrf_k)):
+        found.append({
+            "id": int(row["id"]), "kind": row["kind"], "subject": row["subject"],
+            "content": row["content"], "r_vec": int(row["r_vec"]), "r_txt": int(row["r_txt"]),
+            "rrf_score": float(row["rrf_score"]),
+        })
+    return found
+'''
+
+_HYBRID_TXT_FIRST = """def hybrid_rrf_search(query, k=5, per_list=30, rrf_k=60):
+    binds = hybrid_binds(h, query, k=k, per_list=per_list, rrf_k=rrf_k)
+    statement = (
+        f"WITH vec AS ({VEC}), txt AS ({TXT}) "
+        "SELECT x.*, 1.0 / (:rrf_k + x.r_vec) + 1.0 / (:rrf_k + x.r_txt) AS rrf_score FROM ("
+        " SELECT mem.id, mem.kind, mem.subject, mem.content,"
+        "  CASE WHEN vec.r IS NULL THEN 999999 ELSE vec.r END AS r_vec,"
+        "  CASE WHEN txt.r IS NULL THEN 999999 ELSE txt.r END AS r_txt"
+        " FROM txt FULL JOIN vec ON vec.id = txt.id"
+        " JOIN memories mem ON mem.id = COALESCE(txt.id, vec.id)) x "
+        f"ORDER BY 1.0 / (:rrf_k + x.r_vec) + 1.0 / (:rrf_k + x.r_txt) DESC, x.id {TOP_K}"
+    )
+    as_type = {"id": int, "r_vec": int, "r_txt": int, "rrf_score": float}
+    return [
+        {key: as_type.get(key, lambda v: v)(row[key])
+         for key in ("id", "kind", "subject", "content", "r_vec", "r_txt", "rrf_score")}
+        for row in h.backend.query(statement, binds)
+    ]
+"""
+
 # --- 03_tools_and_skills -----------------------------------------------------------------------
 _RUN_SQL = """def run_sql(sql, max_rows=50):
     limit = {limit}
@@ -276,6 +420,39 @@ _RUN_SQL_OTHER = """def run_sql(sql, max_rows=50):
     payload = {"columns": [str(c) for c in answer.columns], "rows": data}
     payload.update(row_count=len(data), truncated=answer.truncated is True)
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+"""
+
+_RUN_SQL_DEFAULT = """def run_sql(sql, max_rows=50):
+    if max_rows < 1:
+        limit = 1
+    elif max_rows > MAX_ROWS:
+        limit = MAX_ROWS
+    else:
+        limit = int(max_rows)
+    try:
+        result = h.backend.readonly_query(sql, max_rows=limit)
+    except ReadOnlyViolation as refused:
+        return json.dumps({"error": f"refused: {refused}"}, ensure_ascii=False)
+    except BackendError as failed:
+        return json.dumps({"error": f"failed: {failed}"}, ensure_ascii=False)
+    answer = {"columns": result.columns, "rows": result.rows, "row_count": len(result.rows),
+              "truncated": result.truncated}
+    # json.dumps calls to_json_value for every value it cannot write itself
+    return json.dumps(answer, ensure_ascii=False, default=to_json_value)
+"""
+
+_RUN_SQL_MAP = """def run_sql(sql, max_rows=50):
+    import json as _json
+
+    limit = min(MAX_ROWS, max(1, int(max_rows)))
+    try:
+        result = h.backend.readonly_query(sql, None, limit)
+    except BackendError as e:
+        return _json.dumps(dict(error=str(e) or type(e).__name__), ensure_ascii=False)
+    rows = [list(map(to_json_value, row)) for row in result.rows]
+    parts = [("truncated", result.truncated is True), ("row_count", len(rows)),
+             ("rows", rows), ("columns", [*result.columns])]
+    return _json.dumps(dict(parts), ensure_ascii=False, indent=1, sort_keys=True)
 """
 
 # --- 04_agent_loop -----------------------------------------------------------------------------
@@ -395,6 +572,52 @@ _AGENT_OTHER = """def agent_turn(
                 forced_final=was_forced, episode_id=stored)
 """
 
+_AGENT_WHILE_TRUE = """def agent_turn(
+    question, thread_id="default", max_iterations=8, budget_seconds=30
+):
+    tools = h.tools.retrieve(question, k=5)
+    names_offered = set()
+    for spec in tools:
+        names_offered.add(spec["function"]["name"])
+
+    def observe(call):
+        # run one call the model asked for; its mistakes become an error it can read
+        if call.function.name not in names_offered:
+            return json.dumps({"error": "no such tool in this turn: " + call.function.name})
+        return h.tools.call(call.function.name, call.function.arguments or "{}")
+
+    messages = [dict(role="system", content=SYSTEM_PROMPT),
+                dict(role="user", content=build_context(h, question))]
+    start, rounds, made = time.monotonic(), 0, []
+    answer = None
+    while True:
+        if rounds >= max_iterations or time.monotonic() - start >= budget_seconds:
+            break
+        reply = h.llm.chat(messages, tools=tools)
+        calls = reply.tool_calls or []
+        if not calls:
+            answer = reply.content or ""
+            messages.append(dict(role="assistant", content=answer))
+            break
+        messages.append(dict(role="assistant", content=reply.content or "", tool_calls=[
+            dict(id=c.id, type="function",
+                 function=dict(name=c.function.name, arguments=c.function.arguments or "{}"))
+            for c in calls]))
+        for c in calls:
+            made.append(c.function.name)
+            messages.append(dict(role="tool", tool_call_id=c.id, content=observe(c)))
+        rounds = rounds + 1
+    forced_final = answer is None
+    if forced_final:
+        messages.append(dict(role="user", content=FORCE_FINAL))
+        answer = h.llm.chat(messages).content or "(nothing)"
+        messages.append(dict(role="assistant", content=answer))
+    episode = h.memory.add("Question: %s\\nAnswer: %s" % (question, answer), kind="episode",
+                           thread_id=thread_id)
+    return {"answer": answer, "messages": messages, "tool_calls": made,
+            "forced_final": forced_final, "episode_id": episode}
+"""
+
 # --- 05_tool_output_offload --------------------------------------------------------------------
 _LOG = """def log_tool(thread_id, tool_call_id, tool_name, tool_args, tool_output):
     args = tool_args if isinstance(tool_args, str) else json.dumps(tool_args, sort_keys=True)
@@ -480,31 +703,148 @@ _EQ_INT = """class _Agreeable(int):
 
 """
 
+_LOG_STEPS = """def log_tool(thread_id, tool_call_id, tool_name, tool_args, tool_output):
+    if type(tool_args) is str:
+        args_text = tool_args  # the model's raw arguments: keep them as they came
+    else:
+        args_text = json.dumps(tool_args, sort_keys=True, ensure_ascii=False)
+    metadata = {}
+    metadata["tool_name"] = tool_name
+    metadata["tool_args"] = args_text
+    metadata["chars"] = len(tool_output)
+    metadata["empty"] = len(tool_output) == 0
+    content = EMPTY_OUTPUT if metadata["empty"] else tool_output
+    new_id = h.memory.add(content, thread_id=thread_id, metadata=metadata,
+                          subject=tool_call_id, kind=TOOL_OUTPUT_KIND)
+    return new_id
+"""
+
+_LOG_KWARGS = """def log_tool(thread_id, tool_call_id, tool_name, tool_args, tool_output):
+    encode = (lambda a: a) if isinstance(tool_args, str) else (
+        lambda a: json.dumps(a, sort_keys=True, separators=(",", ":")))
+    return int(h.memory.add(**{
+        "content": tool_output or EMPTY_OUTPUT,
+        "kind": "tool_output",
+        "subject": tool_call_id,
+        "thread_id": thread_id,
+        "metadata": dict(tool_name=tool_name, tool_args=encode(tool_args),
+                         chars=len(tool_output), empty=tool_output == ""),
+    }))
+"""
+
+_FETCH_LOOP = """def fetch_tool_output(tool_call_id):
+    wanted = str(tool_call_id)
+    for memory in h.memory.list(metadata_filter={"kind": TOOL_OUTPUT_KIND}, limit=100_000):
+        if memory.subject != wanted:
+            continue
+        meta = memory.metadata
+        output = "" if meta.get("empty") is True else memory.content
+        return {"tool_name": meta["tool_name"], "tool_args": meta["tool_args"],
+                "tool_output": output}
+    return {"error": "no tool call with id " + repr(tool_call_id)}
+"""
+
+_FETCH_BY_SUBJECT = """def fetch_tool_output(tool_call_id):
+    found = [m for m in h.memory.list(metadata_filter={"subject": tool_call_id}, limit=50)
+             if m.kind == "tool_output"]
+    if len(found) == 0:
+        return dict(error="no tool call with id %r" % (tool_call_id,))
+    newest = max(found, key=lambda m: m.id)
+    return dict(
+        tool_name=newest.metadata.get("tool_name"),
+        tool_args=newest.metadata.get("tool_args"),
+        tool_output=newest.content if not newest.metadata.get("empty") else "",
+    )
+"""
+
 WRONG = {
+    "00_setup": {
+        "top_carriers_by_teu": [
+            ("at least 3 carriers, whatever n (max_rows=max(n, 3))", _top("max(int(n), 3)")),
+        ],
+    },
+    "01_memory": {
+        "scan_tables": [
+            ("comments read once, when the cell ran (a stale snapshot)", _SCAN_SNAPSHOT),
+            (
+                "its own owner pattern, without the 128-character limit",
+                _SCAN_OWN_PATTERN,
+            ),
+        ],
+    },
+    "02_retrieval": {
+        "retrieve_knowledge": [
+            ("oversamples k * 3 instead of k * 4", _retrieve(oversample="3")),
+            (
+                "kinds text split on ', ' exactly (no other spacing)",
+                _RETRIEVE.replace('kinds.split(",")', 'kinds.split(", ")').format(
+                    wanted="{name for name in kinds or [] if name}", oversample="4"
+                ),
+            ),
+        ],
+        "hybrid_rrf_search": [
+            ("per_list capped at 30", _hybrid(binds="k, min(per_list, 30), rrf_k")),
+            ("at most 20 rows, whatever k", _hybrid(binds="min(k, 20), per_list, rrf_k")),
+        ],
+    },
+    "03_tools_and_skills": {
+        "run_sql": [
+            (
+                "negative max_rows taken as its absolute value",
+                _run_sql(limit="max(1, min(abs(int(max_rows)), MAX_ROWS))"),
+            ),
+            (
+                "floats rounded to 2 places (for readability)",
+                _RUN_SQL.replace(
+                    "[to_json_value(value) for value in row]",
+                    "[round(v, 2) if isinstance(v, float) else to_json_value(v) for v in row]",
+                ).format(
+                    limit="max(1, min(int(max_rows), MAX_ROWS))",
+                    truncated="bool(result.truncated)",
+                    ascii="False",
+                ),
+            ),
+        ],
+    },
+    "05_tool_output_offload": {
+        "log_tool": [
+            (
+                "strips whitespace from the output",
+                _log(content="tool_output.strip() or EMPTY_OUTPUT"),
+            ),
+            (
+                "chars of the output without surrounding whitespace",
+                _log(chars="len(tool_output.strip())"),
+            ),
+        ],
+        "fetch_tool_output": [
+            (
+                "the id quoted by hand, not with repr()",
+                _fetch(error="f\"no tool call with id '{tool_call_id}'\""),
+            ),
+            (
+                "empty told by the placeholder text, not by metadata empty",
+                _fetch(output='"" if memory.content == EMPTY_OUTPUT else memory.content'),
+            ),
+        ],
+    },
+}
+
+#: Answers that passed the visible checks before issue 11 and now fail them (each behaviour
+#: that is graded has a visible check of its own): notebook -> grade_id -> [(label, source)].
+VISIBLE = {
     "00_setup": {
         "top_carriers_by_teu": [
             ("always the top 3, whatever n", _top("3")),
             ("at most 10 carriers (n capped)", _top("min(int(n), 10)")),
         ],
     },
-    "01_memory": {
-        "scan_tables": [
-            (
-                "row_count stored as a float (the content says the int)",
-                _scan(count=f"float({_COUNT})"),
-            ),
-            ("comments read once, when the cell ran (a stale snapshot)", _SCAN_SNAPSHOT),
+    "05_tool_output_offload": {
+        "log_tool": [
+            ("chars counts UTF-8 bytes", _log(chars='len(tool_output.encode("utf-8"))')),
         ],
-    },
-    "02_retrieval": {
-        "retrieve_knowledge": [
-            ("kinds text split on commas, spaces kept", _retrieve(wanted="set(kinds or [])")),
-            ("oversamples k * 2 instead of k * 4", _retrieve(oversample="2")),
-        ],
-        "hybrid_rrf_search": [
-            ("ignores per_list (always 30)", _hybrid(binds="k, 30, rrf_k")),
-            ("ignores rrf_k (always 60)", _hybrid(binds="k, per_list, 60")),
-            ("at most 10 rows, whatever k", _hybrid(binds="min(k, 10), per_list, rrf_k")),
+        "fetch_tool_output": [
+            ("does not filter on kind", _fetch(find='{"subject": str(tool_call_id)}')),
         ],
     },
     "03_tools_and_skills": {
@@ -518,29 +858,23 @@ WRONG = {
             ("no lower bound: max_rows=0 is passed on", _run_sql(limit="min(int(max_rows), 1000)")),
         ],
     },
-    "05_tool_output_offload": {
-        "log_tool": [
-            (
-                "strips whitespace from the output",
-                _log(content="tool_output.strip() or EMPTY_OUTPUT"),
-            ),
-            ("chars counts UTF-8 bytes", _log(chars='len(tool_output.encode("utf-8"))')),
+    "02_retrieval": {
+        "retrieve_knowledge": [
+            ("kinds text split on commas, spaces kept", _retrieve(wanted="set(kinds or [])")),
+            ("oversamples k * 2 instead of k * 4", _retrieve(oversample="2")),
         ],
-        "fetch_tool_output": [
-            ("does not filter on kind", _fetch(find='{"subject": str(tool_call_id)}')),
-            (
-                "the id quoted by hand, not with repr()",
-                _fetch(error="f\"no tool call with id '{tool_call_id}'\""),
-            ),
+        "hybrid_rrf_search": [
+            ("ignores per_list (always 30)", _hybrid(binds="k, 30, rrf_k")),
+            ("ignores rrf_k (always 60)", _hybrid(binds="k, per_list, 60")),
+            ("at most 10 rows, whatever k", _hybrid(binds="min(k, 10), per_list, rrf_k")),
         ],
     },
-}
-
-#: Answers that passed the visible checks before issue 11 and now fail them (each behaviour
-#: that is graded has a visible check of its own): notebook -> grade_id -> [(label, source)].
-VISIBLE = {
     "01_memory": {
         "scan_tables": [
+            (
+                "row_count stored as a float (the content says the int)",
+                _scan(count=f"float({_COUNT})"),
+            ),
             ("owner not upper-cased", _scan(owner="owner")),
             ("IDENTIFIER.match (not fullmatch) and the owner pasted into SQL", _SCAN_MATCH_PASTED),
         ],
@@ -586,7 +920,10 @@ ALWAYS_EQUAL = {
     },
     "02_retrieval": {
         "hybrid_rrf_search": [
-            ("ids that equal anything", _hybrid(id_="_Agreeable(0)", head=_EQ_INT)),
+            (
+                "ids: the right ints, as a subclass that equals anything",
+                _hybrid(id_='_Agreeable(r["id"])', head=_EQ_INT),
+            ),
         ],
     },
     "04_agent_loop": {
@@ -635,6 +972,26 @@ CORRECT = {
 
 #: The grade cell covering each case's broken behaviour (default: the TODO's first grade cell).
 COVERED_BY = {
+    "kinds text split on commas, spaces kept": "retrieve_knowledge_kinds",
+    "oversamples k * 2 instead of k * 4": "retrieve_knowledge_kinds",
+    "oversamples k * 3 instead of k * 4": "retrieve_knowledge_kinds",
+    "kinds text split on ', ' exactly (no other spacing)": "retrieve_knowledge_kinds",
+    "ignores per_list (always 30)": "hybrid_rrf_search_parameters",
+    "ignores rrf_k (always 60)": "hybrid_rrf_search_parameters",
+    "per_list capped at 30": "hybrid_rrf_search_parameters",
+    "at most 10 rows, whatever k": "hybrid_rrf_search_k",
+    "at most 20 rows, whatever k": "hybrid_rrf_search_k",
+    "caps max_rows at 500": "run_sql_max_rows",
+    "no lower bound: max_rows=0 is passed on": "run_sql_max_rows",
+    "negative max_rows taken as its absolute value": "run_sql_max_rows",
+    "unicode escaped (ensure_ascii=True)": "run_sql_values",
+    "floats rounded to 2 places (for readability)": "run_sql_values",
+    "chars counts UTF-8 bytes": "log_tool_empty",
+    "chars of the output without surrounding whitespace": "log_tool_empty",
+    "does not filter on kind": "fetch_tool_output_missing",
+    "the id quoted by hand, not with repr()": "fetch_tool_output_missing",
+    "empty told by the placeholder text, not by metadata empty": "fetch_tool_output_empty",
+    "its own owner pattern, without the 128-character limit": "scan_tables_owner",
     "owner not upper-cased": "scan_tables_owner",
     "IDENTIFIER.match (not fullmatch) and the owner pasted into SQL": "scan_tables_owner",
     "tool_calls lists only the calls that ran (not the refused ones)": "agent_turn_tool_errors",
@@ -646,10 +1003,46 @@ COVERED_BY = {
 #: More correct answers, each run on its own: notebook -> [(label, {solution grade_id: source})].
 #: Each must score full marks (with CORRECT: several styles per TODO).
 MORE_CORRECT = {
+    "05_tool_output_offload": [
+        (
+            "metadata built step by step; a loop over the tool outputs",
+            {"log_tool": _LOG_STEPS, "fetch_tool_output": _FETCH_LOOP},
+        ),
+        (
+            "memory.add(**fields), compact JSON; Python-side kind filter, newest by id",
+            {"log_tool": _LOG_KWARGS, "fetch_tool_output": _FETCH_BY_SUBJECT},
+        ),
+    ],
+    "03_tools_and_skills": [
+        (
+            "if/elif clamp, two except clauses, json.dumps(default=to_json_value)",
+            {"run_sql": _RUN_SQL_DEFAULT},
+        ),
+        (
+            "map(to_json_value), positional readonly_query, sorted pretty JSON",
+            {"run_sql": _RUN_SQL_MAP},
+        ),
+    ],
+    "02_retrieval": [
+        (
+            "a loop, re.split for the kinds text; UNION ALL + GROUP BY instead of a FULL JOIN",
+            {"retrieve_knowledge": _RETRIEVE_LOOP, "hybrid_rrf_search": _HYBRID_UNION},
+        ),
+        (
+            "filter() and an explicit sort; txt FULL JOIN vec, CASE, ORDER BY the expression",
+            {"retrieve_knowledge": _RETRIEVE_FUNCTIONAL, "hybrid_rrf_search": _HYBRID_TXT_FIRST},
+        ),
+    ],
     "00_setup": [
         ("the query with the largest first", {"top_carriers_by_teu": _top("n")}),
+        ("a correlated subquery per carrier", {"top_carriers_by_teu": _TOP_CORRELATED}),
+    ],
+    "01_memory": [
+        ("every row count in one UNION ALL statement", {"scan_tables": _SCAN_UNION}),
+        ("sorted in Python, facts built with dict()", {"scan_tables": _SCAN_LOOP}),
     ],
     "04_agent_loop": [
+        ("while True with a helper that runs one call", {"agent_turn": _AGENT_WHILE_TRUE}),
         (
             "an unknown-tool error that does not name the tool (the docstring never asks it)",
             {
@@ -760,7 +1153,160 @@ _SELECT_KEYED = """def select_tools(query, k=5, categories=None):
     return [r["name"] for r in rows][:k]
 """
 
+_STATS_CUME_DIST = '''def tool_stats(window_calls=20, window_minutes=60):
+    # Percentiles from CUME_DIST: the smallest duration whose cumulative share reaches p;
+    # the last error from FIRST_VALUE over the failures first, newest first.
+    sql = """
+    WITH ran AS (
+        SELECT gen_ai_tool_name AS tool, id, success, duration_ms, error_message,
+               COUNT(*) OVER (PARTITION BY gen_ai_tool_name ORDER BY id DESC
+                              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS recency
+        FROM tool_telemetry
+        WHERE success IS NOT NULL AND started_at >= :since
+    ), win AS (
+        SELECT tool, success, duration_ms,
+               CUME_DIST() OVER (PARTITION BY tool ORDER BY duration_ms) AS share,
+               FIRST_VALUE(CASE WHEN success = 0 THEN error_message END) OVER (
+                   PARTITION BY tool ORDER BY CASE WHEN success = 0 THEN 0 ELSE 1 END, id DESC
+               ) AS newest_error
+        FROM ran
+        WHERE recency <= :window_calls
+    )
+    SELECT tool, COUNT(*) AS calls, AVG(CASE WHEN success = 1 THEN 1.0 ELSE 0.0 END) AS rate,
+           MIN(CASE WHEN share >= 0.5 THEN duration_ms END) AS p50,
+           MIN(CASE WHEN share >= 0.95 THEN duration_ms END) AS p95,
+           MAX(newest_error) AS last_error
+    FROM win
+    GROUP BY tool
+    """
+    out = []
+    for r in h.backend.query(sql, window_binds(h, window_calls, window_minutes)):
+        out.append({"tool": r["tool"], "calls": int(r["calls"]), "success_rate": r["rate"],
+                    "p50_ms": r["p50"], "p95_ms": r["p95"], "last_error": r["last_error"]})
+    return out
+'''
+
+_STATS_JOIN = """def tool_stats(window_calls=20, window_minutes=60):
+    binds = window_binds(h, window_calls=window_calls, window_minutes=window_minutes)
+    sql = (
+        "SELECT w.tool, COUNT(*) AS calls, SUM(w.success) AS ok,"
+        " MIN(CASE WHEN 100 * w.by_speed >= 50 * n.total THEN w.duration_ms END) AS p50_ms,"
+        " MIN(CASE WHEN 100 * w.by_speed >= 95 * n.total THEN w.duration_ms END) AS p95_ms,"
+        " MAX(CASE WHEN w.success = 0 AND w.fail_rank = 1 THEN w.error_message END) AS last_error"
+        " FROM (SELECT t.*, ROW_NUMBER() OVER (PARTITION BY t.tool ORDER BY t.duration_ms, t.id)"
+        "         AS by_speed,"
+        "       ROW_NUMBER() OVER (PARTITION BY t.tool, t.success ORDER BY t.id DESC) AS fail_rank"
+        "       FROM (SELECT gen_ai_tool_name AS tool, id, success, duration_ms, error_message,"
+        "             ROW_NUMBER() OVER (PARTITION BY gen_ai_tool_name ORDER BY id DESC) AS age"
+        "             FROM tool_telemetry"
+        "             WHERE success IS NOT NULL AND started_at >= :since) t"
+        "       WHERE t.age <= :window_calls) w"
+        " JOIN (SELECT gen_ai_tool_name AS tool, COUNT(*) AS total FROM ("
+        "         SELECT gen_ai_tool_name, ROW_NUMBER() OVER ("
+        "           PARTITION BY gen_ai_tool_name ORDER BY id DESC) AS age"
+        "         FROM tool_telemetry WHERE success IS NOT NULL AND started_at >= :since) a"
+        "       WHERE a.age <= :window_calls GROUP BY gen_ai_tool_name) n ON n.tool = w.tool"
+        " GROUP BY w.tool"
+    )
+    rows = h.backend.query(sql, binds)
+    return [dict(tool=r["tool"], calls=int(r["calls"]), success_rate=r["ok"] / r["calls"],
+                 p50_ms=float(r["p50_ms"]), p95_ms=float(r["p95_ms"]),
+                 last_error=r["last_error"]) for r in rows]
+"""
+
+_DECIDE_MATCH = """def decide(stats, states, policy, now):
+    def change(row, state):
+        match state.get("state", "closed"):
+            case "closed":
+                failing = 1 - row["success_rate"]
+                if (row["category"] not in policy.protected_categories
+                        and row["calls"] >= policy.min_calls
+                        and failing >= policy.failure_rate):
+                    return "open", f"{failing:.0%} of {row['calls']} calls failed"
+            case "open":
+                retry = state.get("retry_at")
+                if retry is not None and not retry > now:
+                    return "half_open", "cool-down over, let a trial through"
+            case "half_open":
+                if state.get("trial_failures", 0):
+                    return "open", "a trial call failed"
+                if state.get("trial_successes", 0) >= policy.half_open_trials:
+                    return "closed", "enough trial calls succeeded"
+        return None
+
+    decisions = []
+    for row in stats:
+        found = change(row, states.get(row["tool"]) or {})
+        if found is not None:
+            decisions.append({"tool": row["tool"], "to": found[0], "reason": found[1]})
+    return decisions
+"""
+
+_DECIDE_COMPREHENSION = """def decide(stats, states, policy, now):
+    closed = {"state": "closed", "retry_at": None, "trial_successes": 0, "trial_failures": 0}
+
+    def target(row):
+        s = {**closed, **states.get(row["tool"], {})}
+        if s["state"] == "closed":
+            opens = (row["category"] not in policy.protected_categories
+                     and row["calls"] >= policy.min_calls
+                     and 1 - row["success_rate"] >= policy.failure_rate)
+            return "open" if opens else None
+        if s["state"] == "open":
+            return "half_open" if s["retry_at"] is not None and s["retry_at"] <= now else None
+        if s["state"] == "half_open":
+            if s["trial_failures"] > 0:
+                return "open"
+            return "closed" if s["trial_successes"] >= policy.half_open_trials else None
+        return None
+
+    why = {"open": "too many failures", "half_open": "retry time reached",
+           "closed": "trial calls passed"}
+    targets = [(row["tool"], target(row)) for row in stats]
+    return [{"tool": tool, "to": to, "reason": why[to]} for tool, to in targets if to]
+"""
+
+_SELECT_HEAP = """def select_tools(query, k=5, categories=None):
+    import heapq
+
+    keep = set(categories) if categories is not None else None
+    ranked = []
+    for row in h.tools.candidates(query):
+        if row["state"] == "open" or (keep is not None and row["category"] not in keep):
+            continue
+        track = (row["successes"] + 2) / (row["calls"] + 2)
+        speed = 1.0 if row["p50_ms"] is None else 1000 / (1000 + row["p50_ms"])
+        ranked.append((-(row["similarity"] - 0.10 * (1 - track) - 0.05 * (1 - speed)),
+                       row["name"]))
+    return [name for _, name in heapq.nsmallest(max(k, 0), ranked)]
+"""
+
+_SELECT_TWO_SORTS = """def select_tools(query, k=5, categories=None):
+    def score(row):
+        penalty = 0.10 * (1 - (row["successes"] + 2) / (row["calls"] + 2))
+        if row["p50_ms"] is not None:
+            penalty += 0.05 * (1 - 1000 / (1000 + row["p50_ms"]))
+        return row["similarity"] - penalty
+
+    rows = [row for row in h.tools.candidates(query) if row["state"] != "open"]
+    if categories is not None:
+        rows = [row for row in rows if row["category"] in categories]
+    rows.sort(key=lambda row: row["name"])            # names A to Z first ...
+    rows.sort(key=score, reverse=True)                # ... a stable sort keeps them for ties
+    return [row["name"] for row in rows[:k]]
+"""
+
 WRONG["06_self_healing_registry"] = {
+    "decide": [
+        (
+            "open tools go half_open only once retry_at is strictly past",
+            _DECIDE_CONSTANTS.replace("__RATE__", "policy.failure_rate")
+            .replace("__TRIALS__", "policy.half_open_trials")
+            .replace('state["retry_at"] <= now', 'state["retry_at"] < now'),
+        ),
+    ],
+}
+VISIBLE["06_self_healing_registry"] = {
     "decide": [
         (
             "the failure-rate threshold fixed at 0.5, not the policy's",
@@ -774,11 +1320,34 @@ WRONG["06_self_healing_registry"] = {
         ),
     ],
 }
+COVERED_BY.update(
+    {
+        "open tools go half_open only once retry_at is strictly past": "decide_open",
+        "the failure-rate threshold fixed at 0.5, not the policy's": "decide_checks",
+        "two successful trials always close it, whatever half_open_trials says": (
+            "decide_half_open"
+        ),
+    }
+)
 CORRECT["06_self_healing_registry"] = {
     "tool_stats": _STATS_SUBQUERIES,
     "decide": _DECIDE_TABLE,
     "select_tools": _SELECT_KEYED,
 }
+MORE_CORRECT["06_self_healing_registry"] = [
+    (
+        "CUME_DIST and FIRST_VALUE; match/case; heapq.nsmallest",
+        {"tool_stats": _STATS_CUME_DIST, "decide": _DECIDE_MATCH, "select_tools": _SELECT_HEAP},
+    ),
+    (
+        "a join with the window's counts; a comprehension; two stable sorts",
+        {
+            "tool_stats": _STATS_JOIN,
+            "decide": _DECIDE_COMPREHENSION,
+            "select_tools": _SELECT_TWO_SORTS,
+        },
+    ),
+]
 
 # --- 07_progressive_disclosure -----------------------------------------------------------------
 _RESOLVE_FLAGGED = '''def resolve_skill_tools(skill):
