@@ -307,13 +307,26 @@ def _warm_up() -> None:
         "agent_harness.agent",
         "agent_harness.workshop",
         "agent_harness.tools.registry",
+        "agent_harness.tools.data_tools",  # jsonschema
+        "agent_harness.backends.embedded",  # apsw, sqlite-vec
         "agent_harness.llm.offline",
+        "agent_harness.disclosure",
+        "agent_harness.provenance",
+        "mcp",  # the MCP SDK (notebook 07)
+        "opentelemetry.sdk.trace",  # notebook 06's span exporter
+        "matplotlib.figure",
     )
     for heavy in heavy_modules:  # what the notebooks import (optional ones may be missing)
         try:
             __import__(heavy)
         except ImportError:
             pass
+    try:  # tiktoken's cl100k table (0.3 s), read once; counting starts no threads
+        from agent_harness.token_count import method
+
+        method()
+    except ImportError:
+        pass
     if os.environ.get("WORKSHOP_EMBED_THREADS") == "1":  # no thread pool: safe to share
         from agent_harness.embeddings import get_embedder
 

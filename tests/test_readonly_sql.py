@@ -394,11 +394,12 @@ def test_the_fingerprint_sees_changes(guarded, scratch):
 
 
 @pytest.mark.parametrize(
-    ("template", "phrases"),
+    ("statement", "phrases"),
     [pytest.param(sql, phrases, id=case_id) for case_id, sql, phrases in HOSTILE],
 )
-def test_hostile_sql_is_refused_and_changes_nothing(guarded, scratch, template, phrases):
-    sql = template.format(scratch=scratch, harness_db=guarded.backend.harness_path)
+def test_hostile_sql_is_refused_and_changes_nothing(guarded, scratch, statement, phrases):
+    # (not "template": that name is the prepared-database fixture the harness is built from)
+    sql = statement.format(scratch=scratch, harness_db=guarded.backend.harness_path)
     before = fingerprint(guarded, scratch)
     started = time.perf_counter()
     result = run_sql(guarded, sql)
@@ -590,3 +591,33 @@ def test_sql_errors_come_back_as_errors(guarded, sql, phrase):
     result = run_sql(guarded, sql)
     assert set(result) == {"error"}, result
     assert phrase in result["error"].lower(), result["error"]
+
+
+def test_binds_carry_values_that_would_break_a_pasted_literal(harness):
+    """A hostile value in binds is only a value: it matches nothing and changes nothing."""
+    sql = "SELECT name FROM supplychain.ports WHERE port_code = :code ORDER BY name"
+    assert run_sql(harness, sql, binds={"code": "NLRTM"})["rows"] == [["Rotterdam"]]
+    hostile = "x' OR '1'='1"
+    assert run_sql(harness, sql, binds={"code": hostile})["rows"] == []
+
+
+def test_numbers_bind_as_numbers(harness):
+    sql = "SELECT COUNT(*) AS n FROM supplychain.vessels WHERE capacity_teu >= :teu"
+    big = run_sql(harness, sql, binds={"teu": 20000})["rows"][0][0]
+    everything = run_sql(harness, sql, binds={"teu": 0})["rows"][0][0]
+    assert 0 < big < everything
+
+
+@pytest.mark.parametrize(
+    ("binds", "phrase"),
+    [
+        pytest.param({}, "code", id="missing"),
+        pytest.param({"code": ["NLRTM"]}, "plain value", id="list-value"),
+        pytest.param({"code": {"a": 1}}, "plain value", id="dict-value"),
+    ],
+)
+def test_bad_binds_say_what_to_do(harness, binds, phrase):
+    sql = "SELECT name FROM supplychain.ports WHERE port_code = :code"
+    result = run_sql(harness, sql, binds=binds)
+    assert set(result) == {"error"}, result
+    assert phrase in result["error"].lower() or "argument" in result["error"].lower(), result

@@ -43,17 +43,20 @@ def sql_result(result) -> dict:
 
 
 @register(category="core")
-def run_sql(sql: str, max_rows: int = 50) -> dict:
+def run_sql(sql: str, max_rows: int = 50, binds: dict | None = None) -> dict:
     """Run ONE read-only SELECT (or WITH ... SELECT) on supplychain.<table>: carriers, ports,
     vessels, voyages, vessel_positions, containers, cargo_items.
 
     Args:
         sql: One SELECT with explicit columns, joined on the documented keys.
         max_rows: Most rows to return (1-1000).
+        binds: Values for :name placeholders, e.g. {"code": "NLRTM"}.
     """
     max_rows = max(1, min(int(max_rows), MAX_SQL_ROWS))
     try:
-        result = current().backend.readonly_query(sql, max_rows=max_rows, timeout_s=5.0)
+        result = current().backend.readonly_query(
+            sql, binds=binds or {}, max_rows=max_rows, timeout_s=5.0
+        )
     except BackendError as e:
         raise ToolError(str(e)) from e
     return sql_result(result)

@@ -31,8 +31,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
-
 from agent_harness.backends.base import BackendError
 from agent_harness.tools.context import current
 from agent_harness.tools.core import sql_result
@@ -44,6 +42,7 @@ from agent_harness.tools.definition import (
     ToolError,
     _check_category,
 )
+from agent_harness.tools.jsonschema_lib import jsonschema
 
 __all__ = [
     "ToolDefinition",

@@ -132,11 +132,16 @@ _NULL = {"type": "null"}
 
 
 def _clean_schema(node: Any) -> Any:
-    """Keep the schema small, as every token is sent to the model: drop pydantic's titles, and
-    write an optional argument (``x: list[str] | None = None``) as its type alone: it is left
-    out of ``required``, so the model may omit it, and omitting it means None."""
+    """Keep the schema small, as every token is sent to the model: drop pydantic's titles and
+    ``"additionalProperties": true`` (JSON Schema's default), and write an optional argument
+    (``x: list[str] | None = None``) as its type alone: it is left out of ``required``, so the
+    model may omit it, and omitting it means None."""
     if isinstance(node, dict):
-        node = {k: _clean_schema(v) for k, v in node.items() if k != "title"}
+        node = {
+            k: _clean_schema(v)
+            for k, v in node.items()
+            if k != "title" and not (k == "additionalProperties" and v is True)
+        }
         options = node.get("anyOf")
         if (
             isinstance(options, list)

@@ -150,6 +150,16 @@ class ReadOnlyConnection:
                 ) from e
             except apsw.BindingsError as e:
                 raise BackendError(f"bind values do not match the statement: {e}") from e
+            except KeyError as e:
+                raise BackendError(
+                    f"the statement uses :{e.args[0]} but no value was given for it: add"
+                    f" {e.args[0]!r} to the binds"
+                ) from e
+            except TypeError as e:
+                raise BackendError(
+                    f"bind values must be text, numbers or null ({e}): pass one plain value per"
+                    " name"
+                ) from e
             except apsw.Error as e:
                 raise BackendError(f"{type(e).__name__.replace('Error', ' error')}: {e}") from e
             finally:

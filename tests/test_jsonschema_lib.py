@@ -1,0 +1,46 @@
+"""jsonschema is imported without rfc3987_syntax (2 s of lark grammars), and nothing else breaks."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from agent_harness.tools.jsonschema_lib import jsonschema
+
+
+def _run(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_defining_tools_does_not_import_rfc3987_syntax():
+    code = (
+        "import sys\n"
+        "import agent_harness.tools.data_tools\n"
+        "print('rfc3987_syntax' in sys.modules, sys.modules.get('rfc3987_syntax', 0) is None)\n"
+    )
+    assert _run(code) == "False False"
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("rfc3987_syntax") is None, reason="rfc3987_syntax is not installed"
+)
+def test_rfc3987_syntax_can_still_be_imported_afterwards():
+    code = (
+        "import agent_harness.tools.data_tools\n"
+        "from rfc3987_syntax import is_valid_syntax\n"
+        "print(is_valid_syntax('iri', 'https://example.org/ä'))\n"
+    )
+    assert _run(code) == "True"
+
+
+def test_validation_still_works():
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    jsonschema.validate({"n": 1}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"n": "one"}, schema)
