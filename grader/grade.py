@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -591,6 +591,8 @@ class Batch:
     notes: dict[str, list[str]] = field(default_factory=dict)
     template: Path | None = None
     reference: dict = field(default_factory=dict)
+    pool: ThreadPoolExecutor | None = None
+    reference_future: Future | None = None
 
     def rows(self) -> list[GradeRow]:
         """Every row graded so far (this run and earlier ones), by student."""
@@ -638,18 +640,28 @@ def prepare_database(batch: Batch) -> None:
 
 
 def reference_values(batch: Batch) -> None:
-    """5. The probe values of the instructor's solutions (the batch stops if they fail)."""
-    batch.reference = _reference(
-        batch.sources, batch.out, batch.template, batch.limits, batch.settings
+    """5. The probe values of the instructor's solutions (the batch stops if they fail).
+
+    They are computed in the first of the batch's parallel sandboxes while the others already
+    run submissions; a submission is scored once they are known.
+    """
+    workers = max(1, batch.workers or os.cpu_count() or 1)
+    batch.pool = ThreadPoolExecutor(max_workers=workers)
+    batch.reference_future = batch.pool.submit(
+        _reference, batch.sources, batch.out, batch.template, batch.limits, batch.settings
     )
 
 
 def grade_submissions(batch: Batch) -> None:
     """6. Run, score and report each submission, in parallel sandboxes."""
-    workers = max(1, batch.workers or os.cpu_count() or 1)
     lock = threading.Lock()
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with batch.pool as pool:
         futures = {pool.submit(_grade_one, batch, s): s for s in batch.todo}
+        try:
+            batch.reference = batch.reference_future.result()
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
         for future in as_completed(futures):
             submission = futures[future]
             try:
@@ -732,6 +744,7 @@ def _grade_one(batch: Batch, submission: Submission) -> tuple[list[GradeRow], li
         )
     finally:
         shutil.rmtree(job, ignore_errors=True)
+    reference = batch.reference_future.result()  # computed alongside (reference_values)
     rows, notes = [], []
     for source in batch.sources:
         found = answers.get(source.name, Answers())
@@ -739,7 +752,7 @@ def _grade_one(batch: Batch, submission: Submission) -> tuple[list[GradeRow], li
             submission.student,
             source,
             runs.get(source.name),
-            batch.reference[source.name],
+            reference[source.name],
             found.dropped,
         )
         notes += [f"{source.name}: {note}" for note in found.notes]

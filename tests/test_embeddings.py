@@ -10,7 +10,8 @@ def test_vectors_are_384_dim_unit_float32_and_batched_consistently():
     batch = embeddings.embed(texts)
     assert batch.shape == (4, 384) and batch.dtype == np.float32
     assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
-    single = np.stack([embeddings.embed_one(t) for t in texts])
+    fresh = embeddings.Embedder()  # its own empty cache: every text goes through the model
+    single = np.stack([fresh.embed([t])[0] for t in texts])
     assert np.allclose(batch, single, atol=1e-4)  # padding does not change a vector
 
 
@@ -28,3 +29,46 @@ def test_model_loads_once_per_process():
 def test_long_and_odd_text_is_fine():
     vectors = embeddings.embed(["ü" * 200_000, "\x00\x01", "🚢" * 50, "a" * 10])
     assert np.isfinite(vectors).all()
+
+
+def _counting(embedder, monkeypatch) -> list[int]:
+    sizes: list[int] = []
+    run = embedder._embed_batch
+
+    def counted(texts):
+        sizes.append(len(texts))
+        return run(texts)
+
+    monkeypatch.setattr(embedder, "_embed_batch", counted)
+    return sizes
+
+
+def test_a_text_goes_through_the_model_once(monkeypatch):
+    embedder = embeddings.Embedder()
+    sizes = _counting(embedder, monkeypatch)
+    first = embedder.embed(["port of Rotterdam", "port of Rotterdam", "reefer boxes"])
+    assert sizes == [2] and np.array_equal(first[0], first[1])
+    again = embedder.embed(["reefer boxes", "port of Rotterdam", "berth occupancy"])
+    assert sizes == [2, 1]
+    assert np.array_equal(again[0], first[2]) and np.array_equal(again[1], first[0])
+    uncached = embeddings.Embedder().embed(["berth occupancy", "port of Rotterdam"])
+    assert np.allclose(again[2], uncached[0], atol=1e-6)
+    assert np.allclose(again[1], uncached[1], atol=1e-6)
+
+
+def test_changing_a_returned_vector_does_not_change_the_next_one():
+    embedder = embeddings.Embedder()
+    vector = embedder.embed(["ETA of EVER GIVEN"])
+    kept = vector.copy()
+    vector[:] = 0
+    assert np.array_equal(embedder.embed(["ETA of EVER GIVEN"]), kept)
+
+
+def test_the_cache_keeps_only_the_most_recent_texts(monkeypatch):
+    monkeypatch.setattr(embeddings, "CACHE_SIZE", 3)
+    embedder = embeddings.Embedder()
+    sizes = _counting(embedder, monkeypatch)
+    embedder.embed(["a1", "a2", "a3", "a4", "a5"])
+    assert len(embedder._cache) == 3
+    embedder.embed(["a5", "a1"])  # a5 still known, a1 was pushed out
+    assert sizes == [5, 1]

@@ -413,3 +413,23 @@ def test_the_sandbox_imports_the_agent_harness_the_grader_imported(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(Path(agent_harness.__file__).resolve())
+
+
+def test_broken_solutions_stop_the_batch_before_any_grade(tmp_path):
+    """The reference runs beside the first submissions; if the instructor's own solution fails
+    its checks, nothing is graded and the error says so."""
+    from grader.grade import GradingError
+
+    source = tmp_path / "source"
+    source.mkdir()
+    broken = nbformat.from_dict(json.loads(nbformat.writes(SOLUTION)))
+    for cell in broken.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = WRONG
+    nbformat.write(broken, source / "00_setup.ipynb")
+    subs, out = tmp_path / "submitted", tmp_path / "results"
+    for student in ("amy", "ben", "cal"):
+        _write(subs / student / "workshop", _notebook(CORRECT))
+    with pytest.raises(GradingError, match="do not pass their own checks"):
+        grade_batch(subs, out, workers=2, timeout_cell=10, timeout_notebook=60, source_dir=source)
+    assert not (out / "grades.csv").exists() or "amy" not in (out / "grades.csv").read_text()
