@@ -44,7 +44,12 @@ class ModelFilesMissing(RuntimeError):
 class Embedder:
     """Turns texts into unit-length 384-dimensional float32 vectors."""
 
-    def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None):
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        cache_size: int | None = None,
+    ):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -75,7 +80,9 @@ class Embedder:
         # The model is deterministic and a text's vector does not depend on the other texts
         # of its batch, so a text embedded before is not run through it again: searches
         # repeat their queries, and an agent turn embeds its question several times.
+        # cache_size: vectors kept (None: CACHE_SIZE; 0: none, e.g. to time the model itself).
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
         self._cache_lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -103,12 +110,18 @@ class Embedder:
         with self._cache_lock:
             for text in new:
                 self._cache[text] = found[text]
-            while len(self._cache) > CACHE_SIZE:
+            limit = CACHE_SIZE if self._cache_size is None else self._cache_size
+            while len(self._cache) > max(0, limit):
                 self._cache.popitem(last=False)
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         for i, text in enumerate(cleaned):
             out[i] = found[text]
         return out
+
+    def clear_cache(self) -> None:
+        """Forget every cached vector (benchmarks call it so they time the model)."""
+        with self._cache_lock:
+            self._cache.clear()
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         with self._lock:

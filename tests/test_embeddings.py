@@ -72,3 +72,17 @@ def test_the_cache_keeps_only_the_most_recent_texts(monkeypatch):
     assert len(embedder._cache) == 3
     embedder.embed(["a5", "a1"])  # a5 still known, a1 was pushed out
     assert sizes == [5, 1]
+
+
+def test_clear_cache_and_no_cache_put_every_text_through_the_model(monkeypatch):
+    embedder = embeddings.Embedder()
+    sizes = _counting(embedder, monkeypatch)
+    embedder.embed(["draft of a vessel"])
+    embedder.clear_cache()
+    embedder.embed(["draft of a vessel"])
+    assert sizes == [1, 1]
+    uncached = embeddings.Embedder(cache_size=0)
+    sizes = _counting(uncached, monkeypatch)
+    uncached.embed(["draft of a vessel"])
+    uncached.embed(["draft of a vessel"])
+    assert sizes == [1, 1] and not uncached._cache
