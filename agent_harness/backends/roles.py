@@ -127,6 +127,15 @@ class RankWeights:
     latency_ref_ms: float = 1000.0
     vector: float = 0.8
 
+    def binds(self, mode: str) -> dict[str, float]:
+        """The weights as the ranking statements' bind values (``w_vec`` 0 in keyword mode)."""
+        return {
+            "w_success": float(self.success),
+            "w_latency": float(self.latency),
+            "latency_ref": float(self.latency_ref_ms),
+            "w_vec": 0.0 if mode == "keyword" else float(self.vector),
+        }
+
 
 class TelemetryStore(abc.ABC):
     """Tool-call telemetry: ``tool_telemetry`` rows and their statistics."""

@@ -101,9 +101,7 @@ class EmbeddedToolRanking(ToolRanking):
                 vector_join="" if keyword else "JOIN toolbox_vec v ON v.id = x.id",
                 matched="bm25 IS NOT NULL AND " if keyword else "",
             )
-            binds.update(
-                q=self.backend.text_query(text), w_vec=0.0 if keyword else float(weights.vector)
-            )
+            binds["q"] = self.backend.text_query(text)
         sql = (
             "WITH "
             + _WINDOW_CTE.format(tool_filter="")
@@ -118,9 +116,7 @@ class EmbeddedToolRanking(ToolRanking):
             window_calls=int(window_calls),
             since=to_text(since),
             now=to_text(now),
-            w_success=float(weights.success),
-            w_latency=float(weights.latency),
-            latency_ref=float(weights.latency_ref_ms),
+            **weights.binds(mode),
             k=-1 if k is None else int(k),
         )
         return self.backend.query(sql, binds)

@@ -106,9 +106,7 @@ class OracleToolRanking(ToolRanking):
                 else "1 - VECTOR_DISTANCE(x.embedding, :qv, COSINE)",
                 matched="text_score IS NOT NULL AND " if keyword else "",
             )
-            binds.update(
-                q=self.backend.text_query(text), w_vec=0.0 if keyword else float(weights.vector)
-            )
+            binds["q"] = self.backend.text_query(text)
         sql = (
             "WITH "
             + _WINDOW_CTE.format(tool_filter="")
@@ -124,9 +122,7 @@ class OracleToolRanking(ToolRanking):
             window_calls=int(window_calls),
             since=to_db_time(since),
             now=to_db_time(now),
-            w_success=float(weights.success),
-            w_latency=float(weights.latency),
-            latency_ref=float(weights.latency_ref_ms),
+            **weights.binds(mode),
         )
         if k is not None:
             binds["k"] = int(k)
