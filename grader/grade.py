@@ -138,10 +138,17 @@ def _text(cell) -> str | None:
     return source if isinstance(source, str) else None
 
 
+#: Submissions are read in parallel threads, and CPython 3.11's AST construction keeps its
+#: recursion depth in interpreter-wide state: two ``ast.parse`` at once can fail with
+#: "SystemError: AST constructor recursion depth mismatch" (python/cpython#106905).
+_AST_LOCK = threading.Lock()
+
+
 def _defined(source: str) -> set[str]:
     """Top-level names a cell defines (def, class, assignment, import); {} if it does not parse."""
     try:
-        tree = ast.parse(source)
+        with _AST_LOCK:
+            tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return set()
     names: set[str] = set()
