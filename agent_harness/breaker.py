@@ -60,7 +60,7 @@ class Policy(pydantic.BaseModel):
     retention_rows_per_tool: int = pydantic.Field(20_000, ge=1, description="keep per tool")
     rank_success_weight: float = pydantic.Field(0.10, ge=0, le=1)
     rank_latency_weight: float = pydantic.Field(0.05, ge=0, le=1)
-    rank_vector_weight: float = pydantic.Field(0.8, ge=0, le=1)
+    rank_vector_weight: float = pydantic.Field(0.7, ge=0, le=1)
     rank_latency_ref_ms: float = pydantic.Field(1000, gt=0)
 
     @pydantic.field_validator("protected_categories", mode="before")

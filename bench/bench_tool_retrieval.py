@@ -17,6 +17,13 @@ Data files (JSON Lines, UTF-8):
 * ``--queries``: ``{"query": "...", "tools": ["needed_tool", ...]}`` per line; a query
   naming a tool that is not in the tools file is skipped (and counted).
 
+Public datasets rarely follow the registry's naming rules, so names and categories are
+adapted first (and counted): a name outside OpenAI's ``^[a-zA-Z0-9_-]{1,64}$`` has every other
+character replaced by ``_`` (cut to 64, a numeric suffix if two collide), in the tools and the
+questions alike; a category becomes a lower-case word (``"Food & Drink"`` -> ``food_drink``).
+A published default that does not fit its argument (``"false"`` for a boolean) is kept but
+never filled in (``define_many`` warns; here they are counted).
+
 Metrics, per mode, over the queries:
 
 * recall@1: the first tool is one of the needed ones;
@@ -30,10 +37,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import statistics
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -43,8 +52,16 @@ from tool_catalog import generate  # noqa: E402
 
 import agent_harness  # noqa: E402
 from agent_harness.embeddings import get_embedder  # noqa: E402
-from agent_harness.tools import ToolDefinitionError, ToolRegistry  # noqa: E402
-from agent_harness.tools.data_tools import build_tool, definition_from_entry  # noqa: E402
+from agent_harness.tools import (  # noqa: E402
+    ToolDefinitionError,
+    ToolDefinitionWarning,
+    ToolRegistry,
+)
+from agent_harness.tools.data_tools import (  # noqa: E402
+    build_tool,
+    definition_from_entry,
+    unfitting_defaults,
+)
 
 MODES = ("vector", "keyword", "hybrid")
 #: Tools loaded for retrieval only: a call says so.
@@ -67,6 +84,41 @@ def open_harness(folder: str):
     return h
 
 
+_NOT_NAME = re.compile(r"[^a-zA-Z0-9_-]+")
+
+
+def category_word(category: object) -> str:
+    """A dataset's category as the registry's lower-case word (``"general"`` when none is left)."""
+    word = re.sub(r"[^a-z0-9]+", "_", str(category or "").lower()).strip("_")
+    if word and not word[0].isalpha():
+        word = "c_" + word
+    return word[:40].rstrip("_") or "general"
+
+
+def adapt(entries: list[dict], queries: list[dict]) -> tuple[list[dict], list[dict], int]:
+    """Entries and queries with names and categories the registry accepts; how many renamed."""
+    renamed, taken, seen, out = {}, set(), set(), []
+    for entry in entries:
+        function = dict(entry.get("function") or {})
+        name = str(function.get("name") or "")
+        first, _ = name not in seen, seen.add(name)
+        safe = _NOT_NAME.sub("_", name).strip("_")[:64] or "tool"
+        candidate, n = safe, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{safe[: 64 - len(str(n)) - 1]}_{n}"
+        taken.add(candidate)
+        if candidate != name and first:  # a repeated name keeps its questions on the first
+            renamed[name] = candidate
+        function["name"] = candidate
+        entry = {**entry, "function": function}
+        if "category" in entry:
+            entry["category"] = category_word(entry["category"])
+        out.append(entry)
+    queries = [{**q, "tools": [renamed.get(t, t) for t in q["tools"]]} for q in queries]
+    return out, queries, len(renamed)
+
+
 def usable(entries: list[dict]) -> tuple[list[dict], dict[str, str]]:
     """The entries ``define_many`` accepts, and why the others were left out (by name)."""
     kept, refused = [], {}
@@ -84,6 +136,7 @@ def usable(entries: list[dict]) -> tuple[list[dict], dict[str, str]]:
 def load(h, entries: list[dict], one_by_one: bool = False) -> float:
     """Define the tools (one ``define_many`` call, or ``define`` per tool); seconds taken."""
     started = time.perf_counter()
+    warnings.simplefilter("ignore", ToolDefinitionWarning)  # counted by main()
     if one_by_one:
         for entry in entries:
             function = entry["function"]
@@ -154,11 +207,18 @@ def main(argv=None) -> dict:
     else:
         entries, queries = generate(seed=args.seed, n_tools=args.size)
         source = f"generated catalogue (seed {args.seed})"
+    entries, queries, renamed = adapt(entries, queries)
     entries, refused = usable(entries)
+    unfilled = sum(
+        len(unfitting_defaults(e["function"]["name"], e["function"].get("parameters")))
+        for e in entries
+    )
     names = {e["function"]["name"] for e in entries}
     skipped = [q for q in queries if not set(q["tools"]) <= names]
     queries = [q for q in queries if set(q["tools"]) <= names][: args.max_queries]
     report: dict = {"source": source, "tools": len(entries), "refused": refused}
+    report["renamed"] = renamed
+    report["defaults_not_filled"] = unfilled
     with tempfile.TemporaryDirectory() as folder:
         h = open_harness(folder)
         report["define_many_s"] = load(h, entries)
@@ -175,8 +235,12 @@ def main(argv=None) -> dict:
     if args.json:
         print(json.dumps(report, indent=2))
         return report
-    print(f"{source}: {report['tools']} tools ({len(refused)} refused), {len(queries)} queries")
-    print(f"  ({report['two_tool_queries']} need two tools; {len(skipped)} skipped)")
+    print(
+        f"{source}: {report['tools']} tools ({len(refused)} refused, {renamed} renamed),"
+        f" {len(queries)} queries"
+    )
+    print(f"  ({report['two_tool_queries']} need two tools; {len(skipped)} skipped;", end=" ")
+    print(f"{unfilled} published defaults that do not fit are kept but not filled)")
     print(f"load: define_many {report['define_many_s']:.1f} s", end="")
     if "define_one_by_one_s" in report:
         print(f", define one by one {report['define_one_by_one_s']:.1f} s", end="")

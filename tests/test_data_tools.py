@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 
 from agent_harness.tools.data_tools import rows_from_schema, schema_from_rows, sql_binds
-from agent_harness.tools.definition import ToolDefinitionError
+from agent_harness.tools.definition import ToolDefinitionError, ToolDefinitionWarning
 
 PORT_SCHEMA = {
     "type": "object",
@@ -188,15 +189,6 @@ def test_a_broken_row_is_left_out_and_named(h):
             {"parameters": {"type": "object", "properties": {"a": {"description": "x"}}}},
             "JSON type",
         ),
-        (
-            {
-                "parameters": {
-                    "type": "object",
-                    "properties": {"a": {"type": "integer", "description": "x", "default": "five"}},
-                }
-            },
-            "default does not fit",
-        ),
         ({"access_level": "admin"}, "access_level"),
     ],
 )
@@ -220,6 +212,69 @@ def test_schema_rows_round_trip():
         **PORT_SCHEMA,
         "additionalProperties": False,
     }
+
+
+def test_a_null_default_means_no_default_unless_null_is_allowed():
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City.", "default": None},
+            "unit": {"type": ["string", "null"], "default": None},
+            "days": {"type": "integer", "default": 3},
+        },
+    }
+    rows = {r["name"]: r for r in rows_from_schema("forecast", schema)}
+    assert rows["city"]["default_value"] is None  # published "optional, no value": dropped
+    assert json.loads(rows["unit"]["default_value"]) is None  # null fits: kept
+    assert json.loads(rows["days"]["default_value"]) == 3
+    back = schema_from_rows(list(rows.values()))["properties"]
+    assert "default" not in back["city"] and back["unit"]["default"] is None
+
+
+def test_a_default_that_does_not_fit_is_kept_unfilled_with_a_warning(h):
+    schema = {
+        "type": "object",
+        "properties": {
+            "detailed": {"type": "boolean", "description": "More.", "default": "false"},
+            "days": {"type": "integer", "default": 3},
+        },
+    }
+    with pytest.warns(ToolDefinitionWarning, match="'detailed': the default does not fit"):
+        h.tools.define(
+            "sloppy_default",
+            "A published tool with a string default for a boolean.",
+            schema,
+            {"type": "javascript", "source": "return args;"},
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToolDefinitionWarning)
+        h.tools.sync_definitions()  # said once, when defined: not on every reload
+    published = h.tools.get("sloppy_default").parameters["properties"]["detailed"]
+    assert published["default"] == "false"  # kept as published
+    result, out = _call(h, "sloppy_default", {})
+    assert result.ok and out == {"days": 3}, out  # the fitting default is filled, not the other
+    result, out = _call(h, "sloppy_default", {"detailed": "false"})
+    assert result.error_type == "invalid_arguments" and "detailed" in out["error"]
+
+
+def test_a_null_default_is_not_filled_in(h):
+    h.tools.define(
+        "ports_maybe_limited",
+        "Some ports of a country.",
+        {
+            "type": "object",
+            "properties": {
+                "country": {"type": "string", "description": "Country name."},
+                "limit": {"type": "integer", "default": None},
+            },
+            "required": ["country"],
+        },
+        {"type": "javascript", "source": "return {limit_given: 'limit' in args};"},
+    )
+    result, out = _call(h, "ports_maybe_limited", {"country": "China"})
+    assert result.ok and out == {"limit_given": False}, out
+    result, out = _call(h, "ports_maybe_limited", {"country": "China", "limit": None})
+    assert result.error_type == "invalid_arguments"  # an explicit null still does not fit
 
 
 def test_bind_names_skip_quotes_and_comments():

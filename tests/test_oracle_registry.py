@@ -229,7 +229,7 @@ def test_hybrid_and_keyword_ranking_fuse_contains_and_vector_distance_in_one_sta
     assert "MAX(sc.text_score) OVER ()" in sql and "FETCH FIRST :k ROWS ONLY" in sql
     assert binds["q"] == "{berth} ACCUM {near} ACCUM {accum}"  # escaped word by word
     assert ("VECTOR_DISTANCE(x.embedding, :qv, COSINE)" in sql) == (mode == "hybrid")
-    assert binds["w_vec"] == (0.8 if mode == "hybrid" else 0.0)
+    assert binds["w_vec"] == (0.7 if mode == "hybrid" else 0.0)
 
 
 def test_the_vector_ranking_statement_is_notebook_06s_formula():

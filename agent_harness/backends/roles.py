@@ -125,7 +125,7 @@ class RankWeights:
     success: float = 0.10
     latency: float = 0.05
     latency_ref_ms: float = 1000.0
-    vector: float = 0.8
+    vector: float = 0.7
 
     def binds(self, mode: str) -> dict[str, float]:
         """The weights as the ranking statements' bind values (``w_vec`` 0 in keyword mode)."""

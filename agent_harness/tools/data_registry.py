@@ -8,8 +8,9 @@ implementation types are described in :mod:`agent_harness.tools.data_tools`.
 from __future__ import annotations
 
 import json
+import warnings
 
-from agent_harness.tools.definition import Tool, ToolDefinitionError
+from agent_harness.tools.definition import Tool, ToolDefinitionError, ToolDefinitionWarning
 
 __all__ = ["ToolsAsData"]
 
@@ -77,8 +78,16 @@ class ToolsAsData:
 
         Raises:
             ToolDefinitionError: Every refused entry (up to 10 shown) and why.
+
+        Warns:
+            ToolDefinitionWarning: A stored entry's published default that does not fit its
+                argument (kept in the schema, never filled in).
         """
-        from agent_harness.tools.data_tools import build_tool, definition_from_entry
+        from agent_harness.tools.data_tools import (
+            build_tool,
+            definition_from_entry,
+            unfitting_defaults,
+        )
 
         tools, problems, seen = [], [], set()
         for i, entry in enumerate(definitions):
@@ -104,6 +113,9 @@ class ToolsAsData:
                 shown = f"{len(problems)} of {len(definitions)} refused, nothing stored: {shown}"
             raise ToolDefinitionError(shown)
         self._store_definitions(tools)
+        for definition, tool in tools:
+            for message in unfitting_defaults(tool.name, definition.parameters):
+                warnings.warn(message, ToolDefinitionWarning, stacklevel=2)
         return [tool for _, tool in tools]
 
     def _store_definitions(self, tools: list) -> None:

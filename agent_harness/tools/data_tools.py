@@ -20,7 +20,7 @@ writes them for you. Implementation types:
   server lists.
 
 Arguments are validated against the stored JSON schema by the ``jsonschema`` library, with the
-defaults filled in, before the implementation runs. (The decorated Python functions are the
+defaults that fit filled in, before the implementation runs. (The decorated Python functions are the
 ``python`` type.)
 """
 
@@ -42,7 +42,14 @@ from agent_harness.tools.definition import (
     ToolError,
     _check_category,
 )
-from agent_harness.tools.jsonschema_lib import jsonschema
+from agent_harness.tools.parameter_rows import (
+    JSON_TYPES,
+    MAX_TEXT,
+    rows_from_schema,
+    schema_from_rows,
+    unfitting_defaults,
+    validator,
+)
 
 __all__ = [
     "ToolDefinition",
@@ -51,6 +58,7 @@ __all__ = [
     "JSON_TYPES",
     "schema_from_rows",
     "rows_from_schema",
+    "unfitting_defaults",
     "build_tool",
     "definition_from_entry",
     "sql_binds",
@@ -58,14 +66,8 @@ __all__ = [
 ]
 
 IMPLEMENTATION_TYPES = ("sql", "javascript", "mcp")
-JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 #: Tool names: OpenAI's rule for function names (they are only ever bound, never put in SQL).
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-#: Argument names: as public schemas write them (bind variables of sql tools are the
-#: identifier-shaped ones, see :func:`sql_binds`).
-_ARGUMENT = re.compile(r"^[A-Za-z0-9_.$@-]{1,64}$")
-#: The longest description, argument schema or default stored (Oracle's VARCHAR2(4000) columns).
-MAX_TEXT = 4000
 # A bind variable (:name) outside quoted text and comments.
 _SQL_TOKEN = re.compile(
     r"'(?:''|[^'])*'|\"[^\"]*\"|--[^\n]*|/\*.*?\*/|(?<![:\w]):([A-Za-z_]\w*)", re.S
@@ -163,146 +165,6 @@ def sql_binds(statement: str) -> list[str]:
     """The bind variable names of a statement, in order of first use (quotes skipped)."""
     names = [m.group(1) for m in _SQL_TOKEN.finditer(statement) if m.group(1)]
     return list(dict.fromkeys(names))
-
-
-def _has_ref(node: Any) -> bool:
-    if isinstance(node, dict):
-        return "$ref" in node or any(_has_ref(v) for v in node.values())
-    return isinstance(node, list) and any(_has_ref(v) for v in node)
-
-
-def _property_type(where: str, spec: dict) -> tuple[str, dict]:
-    """The ``json_type`` column of a property and the schema keywords stored beside it.
-
-    A single JSON type is the column; anything else (a list such as ``["string", "null"]``,
-    or no ``type`` with ``anyOf``/``oneOf``/``allOf``/``enum``/``const``) is kept exactly in
-    ``schema_extra`` (``"type": null`` there means "no type keyword") and the column holds a
-    summary: the first listed type of the six, else ``string``.
-    """
-    extra = {k: v for k, v in spec.items() if k not in ("type", "description", "default")}
-    kind = spec.get("type")
-    if kind in JSON_TYPES:
-        return kind, extra
-    if kind is None and not any(k in spec for k in ("anyOf", "oneOf", "allOf", "enum", "const")):
-        raise ToolDefinitionError(
-            f"{where}: give a JSON type (one of {JSON_TYPES}) or anyOf/oneOf/enum/const"
-        )
-    listed = kind if isinstance(kind, list) else []
-    extra["type"] = kind
-    return next((t for t in listed if t in JSON_TYPES), "string"), extra
-
-
-def rows_from_schema(name: str, schema: dict) -> list[dict]:
-    """The ``tool_parameters`` rows of a JSON schema (one per property, in order).
-
-    Public schemas are accepted as they are: descriptions are optional, nested objects,
-    arrays, enums and anyOf/oneOf are kept (``schema_extra``), ``required`` is honoured.
-    Only ``properties`` and ``required`` of the top level are stored.
-
-    Raises:
-        ToolDefinitionError: Not an object schema, a schema JSON Schema itself rejects, a
-            ``$ref`` (inline it), a property without a type, a default that does not fit, or
-            a text longer than :data:`MAX_TEXT` characters.
-    """
-    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
-        raise ToolDefinitionError(f"tool {name!r}: parameters must be a JSON schema of type object")
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as e:
-        where = "/".join(map(str, e.path)) or "the top level"
-        raise ToolDefinitionError(
-            f"tool {name!r}: parameters is not a valid JSON schema at {where}: {e.message}"
-        ) from None
-    if _has_ref(schema):
-        raise ToolDefinitionError(f"tool {name!r}: parameters use $ref: inline the schema it names")
-    properties = schema.get("properties") or {}
-    required = set(schema.get("required") or [])
-    unknown = required - set(properties)
-    if unknown:
-        raise ToolDefinitionError(f"tool {name!r}: required names no property: {sorted(unknown)}")
-    rows = []
-    for ordinal, (arg, spec) in enumerate(properties.items(), start=1):
-        where = f"tool {name!r}, argument {arg!r}"
-        if not isinstance(arg, str) or not _ARGUMENT.match(arg):
-            raise ToolDefinitionError(f"{where}: the name must match {_ARGUMENT.pattern}")
-        if not isinstance(spec, dict):
-            raise ToolDefinitionError(f"{where}: its schema must be an object")
-        json_type, extra = _property_type(where, spec)
-        if "default" in spec:
-            try:
-                jsonschema.validate(
-                    spec["default"], {k: v for k, v in spec.items() if k != "default"}
-                )
-            except jsonschema.ValidationError as e:
-                raise ToolDefinitionError(
-                    f"{where}: the default does not fit: {e.message}"
-                ) from None
-        row = {
-            "ordinal": ordinal,
-            "name": arg,
-            "json_type": json_type,
-            "required": arg in required,
-            "default_value": json.dumps(spec["default"]) if "default" in spec else None,
-            "description": str(spec.get("description") or "").strip(),
-            "schema_extra": json.dumps(extra, sort_keys=True),
-        }
-        for column in ("description", "schema_extra", "default_value"):
-            if len(row[column] or "") > MAX_TEXT:
-                raise ToolDefinitionError(
-                    f"{where}: its {column.replace('_', ' ')} has {len(row[column])} characters;"
-                    f" at most {MAX_TEXT} are stored: shorten it"
-                )
-        rows.append(row)
-    return rows
-
-
-def schema_from_rows(rows: list[dict]) -> dict:
-    """The JSON schema the ``tool_parameters`` rows describe (the inverse of
-    :func:`rows_from_schema`)."""
-    properties: dict[str, Any] = {}
-    required = []
-    for row in sorted(rows, key=lambda r: r["ordinal"]):
-        spec: dict[str, Any] = {"type": row["json_type"]}
-        description = str(row["description"] or "").strip()
-        if description:
-            spec["description"] = description
-        spec.update(json.loads(row["schema_extra"] or "{}"))
-        if spec["type"] is None:  # stored as "no type keyword" (anyOf, enum, ...)
-            del spec["type"]
-        if row["default_value"] is not None:
-            spec["default"] = json.loads(row["default_value"])
-        properties[row["name"]] = spec
-        if row["required"]:
-            required.append(row["name"])
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
-
-
-def _validator(name: str, schema: dict):
-    checker = jsonschema.Draft202012Validator(schema)
-    takes = ", ".join(f"{n}{'' if n in schema['required'] else '?'}" for n in schema["properties"])
-
-    def validate(arguments: dict) -> dict:
-        filled = {
-            n: s["default"]
-            for n, s in schema["properties"].items()
-            if "default" in s and n not in arguments
-        }
-        filled.update(arguments)
-        problems = sorted(checker.iter_errors(filled), key=lambda e: list(e.path))
-        if problems:
-            said = "; ".join(
-                f"argument '{'.'.join(map(str, p.path))}': {p.message}" if p.path else p.message
-                for p in problems[:5]
-            )
-            raise ValueError(f"{said}. {name} takes: {takes or 'no arguments'}")
-        return filled
-
-    return validate
 
 
 def _sql_function(definition: ToolDefinition):
@@ -423,5 +285,5 @@ def build_tool(definition: ToolDefinition) -> Tool:
         timeout_s=float(definition.timeout_s),
         source=f"data:{definition.implementation_type}:{name}",
         access_level=definition.access_level,
-        validator=_validator(name, schema),
+        validator=validator(name, schema),
     )

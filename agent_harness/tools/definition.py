@@ -60,6 +60,10 @@ class ToolDefinitionError(TypeError):
     """The function cannot be a tool (no docstring, undocumented argument, duplicate name)."""
 
 
+class ToolDefinitionWarning(UserWarning):
+    """A definition is kept as published but part of it is ignored (a default that does not fit)."""
+
+
 _NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 #: How often a tool's name words are repeated in its keyword text: BM25 then weighs the name
 #: about 3:1 against the description on both backends (measured in bench/README.md).

@@ -30,6 +30,7 @@ from agent_harness.tools.definition import (
     REGISTERED,
     Tool,
     ToolDefinitionError,
+    ToolDefinitionWarning,
     ToolError,
     _add,
     name_words,
@@ -37,6 +38,7 @@ from agent_harness.tools.definition import (
     register,
 )
 from agent_harness.tools.dispatch import HookFailures, ToolCall, ToolResult, dispatch
+from agent_harness.tools.request_parts import interleave, request_parts
 from agent_harness.tools.watching import RegistryWatch
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "ToolResult",
     "ToolError",
     "ToolDefinitionError",
+    "ToolDefinitionWarning",
     "ToolRegistry",
     "REGISTERED",
     "ALWAYS_ON",
@@ -233,7 +236,8 @@ class ToolRegistry(ToolsAsData, RegistryWatch):
         include_open: bool = False,
         mode: str = "vector",
     ) -> list[dict]:
-        """Tools ranked for ``query`` in ONE SQL statement: relevance first, track record
+        """Tools ranked for ``query`` in ONE SQL statement (one per part of a
+        multi-part request in hybrid mode): relevance first, track record
         second.
 
         ``score = relevance - 0.10 * (1 - track) - 0.05 * (1 - speed)`` with ``track =
@@ -248,10 +252,13 @@ class ToolRegistry(ToolsAsData, RegistryWatch):
           text (:meth:`Tool.search_text`: name words, description, argument names and
           descriptions) divided by the best BM25 of this query (0..1); only tools that
           match at all.
-        * ``hybrid``: ``0.8 * meaning + 0.2 * keyword_score``, where ``meaning`` is the
+        * ``hybrid``: ``0.7 * meaning + 0.3 * keyword_score``, where ``meaning`` is the
           similarity min-max normalised over the toolbox (0..1): a convex combination of the
           two normalised scores (``rank_vector_weight`` in the policy). :meth:`retrieve`
-          uses it.
+          uses it. A request that says it has several parts ("..., then ...", "also",
+          "lastly": :func:`~agent_harness.tools.request_parts.request_parts`) is ranked
+          whole and part by part, one statement each, and the lists are interleaved (each
+          row's ``part`` says which list it came from, 0 for the whole request).
 
         Args:
             query: The user's question (or any text; any text is safe).
@@ -271,18 +278,24 @@ class ToolRegistry(ToolsAsData, RegistryWatch):
         text = str(query or "")
         if categories is not None:
             categories = [categories] if isinstance(categories, str) else list(categories)
-        return self.harness.backend.tool_ranking.rank(
-            None if mode == "keyword" else self.harness.embed([text])[0],
-            text,
-            window_calls=policy.window_calls,
-            since=policy.since(now),
-            now=now,
-            weights=policy.weights(),
-            categories=categories,
-            include_open=include_open,
-            k=k,
-            mode=mode,
-        )
+        texts = [text, *(request_parts(text) if mode == "hybrid" else [])]
+        vectors = [None] * len(texts) if mode == "keyword" else self.harness.embed(texts)
+        lists = [
+            self.harness.backend.tool_ranking.rank(
+                vector,
+                part,
+                window_calls=policy.window_calls,
+                since=policy.since(now),
+                now=now,
+                weights=policy.weights(),
+                categories=categories,
+                include_open=include_open,
+                k=k,
+                mode=mode,
+            )
+            for part, vector in zip(texts, vectors)
+        ]
+        return lists[0] if len(lists) == 1 else interleave(lists, k)
 
     def candidates(self, query: str) -> list[dict]:
         """Every tool with its similarity to ``query``, its window's calls, successes and p50,
