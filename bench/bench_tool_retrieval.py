@@ -136,19 +136,20 @@ def usable(entries: list[dict]) -> tuple[list[dict], dict[str, str]]:
 def load(h, entries: list[dict], one_by_one: bool = False) -> float:
     """Define the tools (one ``define_many`` call, or ``define`` per tool); seconds taken."""
     started = time.perf_counter()
-    warnings.simplefilter("ignore", ToolDefinitionWarning)  # counted by main()
-    if one_by_one:
-        for entry in entries:
-            function = entry["function"]
-            h.tools.define(
-                function["name"],
-                function.get("description") or "",
-                function.get("parameters") or {"type": "object", "properties": {}},
-                RETRIEVAL_ONLY,
-                category=entry.get("category", "general"),
-            )
-    else:
-        h.tools.define_many(entries, implementation=RETRIEVAL_ONLY)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ToolDefinitionWarning)  # counted by main()
+        if one_by_one:
+            for entry in entries:
+                function = entry["function"]
+                h.tools.define(
+                    function["name"],
+                    function.get("description") or "",
+                    function.get("parameters") or {"type": "object", "properties": {}},
+                    RETRIEVAL_ONLY,
+                    category=entry.get("category", "general"),
+                )
+        else:
+            h.tools.define_many(entries, implementation=RETRIEVAL_ONLY)
     return time.perf_counter() - started
 
 
