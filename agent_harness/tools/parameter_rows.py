@@ -100,7 +100,7 @@ def rows_from_schema(name: str, schema: dict) -> list[dict]:
         if not isinstance(spec, dict):
             raise ToolDefinitionError(f"{where}: its schema must be an object")
         json_type, extra = _property_type(where, spec)
-        if "default" in spec and spec["default"] is None and not _allows_null(spec):
+        if "default" in spec and spec["default"] is None and not _default_fits(spec):
             spec = {k: v for k, v in spec.items() if k != "default"}
         row = {
             "ordinal": ordinal,
@@ -145,10 +145,6 @@ def unfitting_defaults(name: str, schema: dict) -> list[str]:
 
 def _without_default(spec: dict):
     return jsonschema.Draft202012Validator({k: v for k, v in spec.items() if k != "default"})
-
-
-def _allows_null(spec: dict) -> bool:
-    return _without_default(spec).is_valid(None)
 
 
 def _default_fits(spec: dict) -> bool:
