@@ -8,15 +8,17 @@ On Linux, ``test`` and ``sandbox`` also install bubblewrap (the grader's sandbox
 missing and the system allows it (root or password-less sudo, apt-get); elsewhere the grader
 runs with process limits only and says so.
 
-Both are idempotent: the virtual environment is reused, and the installer runs only when a
-requirements file changed since the last successful install (a stamp in .venv records their
-hash). Where constraints/pyXY.txt exists for the running Python, every transitive package is
-pinned too.
+Both install one environment, the same for every attendee, the instructor and CI: every
+package pinned in requirements.lock (the universal lock generated from pyproject.toml by
+setup/lock.py: exact releases for Python 3.10-3.13 on Linux, macOS and Windows) with each file's
+hash checked, then the project itself (editable, no dependencies). Both are idempotent: the
+virtual environment is reused, and the installer runs only when requirements.lock or
+pyproject.toml changed since the last successful install (a stamp in .venv records their hash).
 
 Installer: uv when it can be had (on PATH, or pip-installed from the package index into
-.venv/bootstrap-uv/, outside the environment itself), else pip; the same requirements and
-constraints files either way, and uv is given pip's configured package sources (index URLs,
-find-links, trusted hosts, certificate). If uv fails, pip runs instead.
+.venv/bootstrap-uv/, outside the environment itself), else pip (or with WORKSHOP_INSTALLER=pip);
+the same lock and hashes either way, and uv is given pip's configured package sources (index
+URLs, find-links, trusted hosts, certificate). If uv fails, pip runs instead.
 
 The last step of the first command, JupyterLab, takes this process over (Linux, macOS: exec;
 Windows: a child that ends with this process, see agent_harness/handover.py), so stopping
@@ -42,6 +44,8 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 UV_REQUIREMENT = "uv==0.13.9"
 UV_HOME = VENV / "bootstrap-uv"  # uv's own install folder, outside the environment's packages
+LOCK = ROOT / "requirements.lock"
+STAMP = VENV / ".installed-lock"
 
 
 def say(message: str) -> None:
@@ -64,12 +68,6 @@ def ensure_venv() -> None:
     if not PYTHON.exists():
         say(f"creating virtual environment {VENV}")
         venv.EnvBuilder(with_pip=True).create(VENV)
-
-
-def constraints_file() -> Path | None:
-    """The full lock of every package for this Python version, if the project has one."""
-    path = ROOT / "constraints" / f"py{sys.version_info[0]}{sys.version_info[1]}.txt"
-    return path if path.exists() else None
 
 
 def pip_sources() -> tuple[list[str], dict[str, str]]:
@@ -133,15 +131,16 @@ def find_uv() -> str | None:
     return installed()
 
 
-def install(requirements: Path, constraints: Path | None) -> None:
-    """Install the requirements (and the project, editable) with uv, or with pip."""
-    pins = ("-r", requirements, *(("-c", constraints) if constraints else ()))
+def install() -> None:
+    """Install the lock (every package, hash-checked), then the project (editable), uv or pip."""
+    locked = ("--require-hashes", "-r", LOCK)
+    project = ("--no-deps", "-e", ROOT)
     uv = None if os.environ.get("WORKSHOP_INSTALLER") == "pip" else find_uv()
     if uv:
         options, extra_env = pip_sources()
         env = {**os.environ, **extra_env}
         uv_pip = (uv, "pip", "install", "--quiet", "--python", PYTHON, *options)
-        for command in ((*uv_pip, *pins), (*uv_pip, "--no-deps", "-e", ROOT)):
+        for command in ((*uv_pip, *locked), (*uv_pip, *project)):
             say(" ".join(str(c) for c in command))
             if subprocess.run([str(c) for c in command], cwd=ROOT, env=env).returncode != 0:
                 say("uv failed: installing with pip instead")
@@ -149,23 +148,19 @@ def install(requirements: Path, constraints: Path | None) -> None:
         else:
             return
     pip = (PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check")
-    run(*pip, *pins)
-    run(*pip, "--no-deps", "-e", ROOT)
+    run(*pip, *locked)
+    run(*pip, *project)
 
 
-def ensure_installed(requirements: str) -> None:
-    constraints = constraints_file()
-    files = [ROOT / requirements, ROOT / "requirements.txt", ROOT / "pyproject.toml"]
-    files += [constraints] if constraints else []
-    digest = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
-    stamp = VENV / f".installed-{requirements}"
-    if stamp.exists() and stamp.read_text() == digest:
-        say(f"{requirements} already installed")
+def ensure_installed() -> None:
+    digest = hashlib.sha256(LOCK.read_bytes() + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == digest:
+        say(f"{LOCK.name} already installed")
         return
     started = time.monotonic()
-    install(ROOT / requirements, constraints)
-    stamp.write_text(digest)
-    say(f"{requirements} installed in {time.monotonic() - started:.1f} s")
+    install()
+    STAMP.write_text(digest)
+    say(f"{LOCK.name} installed in {time.monotonic() - started:.1f} s")
 
 
 def hand_over(command: list, env: dict) -> None:
@@ -205,10 +200,10 @@ def main(argv: list[str]) -> None:
     ensure_venv()
     if mode == "test":
         ensure_sandbox()
-        ensure_installed("requirements-dev.txt")
+        ensure_installed()
         hand_over([PYTHON, "-m", "pytest", *argv[1:]], env)
     elif mode in ("start", "setup"):
-        ensure_installed("requirements.txt")
+        ensure_installed()
         run(PYTHON, "-m", "agent_harness.cli", "setup", env=env)
         if mode == "start" and "--no-lab" not in argv:
             hand_over([PYTHON, "-m", "agent_harness.cli", "lab", *argv[1:]], env)

@@ -1,4 +1,4 @@
-"""setup/bootstrap.py installs with uv, given the package sources pip is configured with."""
+"""setup/bootstrap.py installs the lock with hashes, with uv (given pip's sources) or pip."""
 
 from __future__ import annotations
 
@@ -43,13 +43,12 @@ def bootstrap(monkeypatch, tmp_path):
     return module
 
 
-def test_uv_installs_with_pips_sources_and_the_same_pins(bootstrap):
-    constraints = ROOT / "constraints" / "py311.txt"
-    bootstrap.install(ROOT / "requirements.txt", constraints)
+def test_uv_installs_the_lock_with_hashes_and_pips_sources(bootstrap):
+    bootstrap.install()
     installs = [
         (c, env) for c, env in bootstrap.calls if c[:3] == ["/usr/bin/uv", "pip", "install"]
     ]
-    assert len(installs) == 2, bootstrap.calls  # the requirements, then the project (editable)
+    assert len(installs) == 2, bootstrap.calls  # the lock, then the project (editable)
     command, env = installs[0]
     pairs = list(zip(command, command[1:]))
     assert ("--index-url", "https://pypi.internal/simple") in pairs
@@ -59,16 +58,19 @@ def test_uv_installs_with_pips_sources_and_the_same_pins(bootstrap):
     assert ("--find-links", "/global/wheels") not in pairs
     assert ("--allow-insecure-host", "pypi.internal") in pairs
     assert ("--index-strategy", "unsafe-best-match") in pairs  # pip's rule: best version anywhere
-    assert ("-r", str(ROOT / "requirements.txt")) in pairs and ("-c", str(constraints)) in pairs
+    assert command[-3:] == ["--require-hashes", "-r", str(ROOT / "requirements.lock")]
     assert env["SSL_CERT_FILE"] == "/etc/ssl/certs/ca.crt"
     assert installs[1][0][-3:] == ["--no-deps", "-e", str(ROOT)]
     assert not any(c[1:4] == ["-m", "pip", "install"] for c, _ in bootstrap.calls)  # no pip
 
 
-def test_pip_installs_when_asked_or_when_uv_fails(bootstrap, monkeypatch):
+def test_pip_installs_the_same_lock_when_asked_or_when_uv_fails(bootstrap, monkeypatch):
     monkeypatch.setenv("WORKSHOP_INSTALLER", "pip")
-    bootstrap.install(ROOT / "requirements.txt", None)
-    assert [c[1:4] for c, _ in bootstrap.calls] == [["-m", "pip", "install"]] * 2
+    bootstrap.install()
+    pips = [c for c, _ in bootstrap.calls]
+    assert [c[1:4] for c in pips] == [["-m", "pip", "install"]] * 2
+    assert pips[0][-3:] == ["--require-hashes", "-r", str(ROOT / "requirements.lock")]
+    assert pips[1][-3:] == ["--no-deps", "-e", str(ROOT)]
     bootstrap.calls.clear()
     monkeypatch.delenv("WORKSHOP_INSTALLER")
     real = bootstrap.subprocess.run
@@ -80,6 +82,20 @@ def test_pip_installs_when_asked_or_when_uv_fails(bootstrap, monkeypatch):
         return result
 
     monkeypatch.setattr(bootstrap.subprocess, "run", uv_fails)
-    bootstrap.install(ROOT / "requirements.txt", None)
+    bootstrap.install()
     used = [c[0].rsplit("/", 1)[-1] + " " + c[1] for c, _ in bootstrap.calls]
     assert used[-2:] == [f"{Path(bootstrap.PYTHON).name} -m"] * 2, used
+
+
+def test_a_changed_lock_or_pyproject_installs_again(bootstrap, monkeypatch, tmp_path):
+    monkeypatch.setattr(bootstrap, "STAMP", tmp_path / ".installed-lock")
+    installs = []
+    monkeypatch.setattr(bootstrap, "install", lambda: installs.append(1))
+    bootstrap.ensure_installed()
+    bootstrap.ensure_installed()
+    assert installs == [1]  # the stamp records the lock and pyproject.toml
+    lock = tmp_path / "requirements.lock"
+    lock.write_bytes(bootstrap.LOCK.read_bytes() + b"# changed\n")
+    monkeypatch.setattr(bootstrap, "LOCK", lock)
+    bootstrap.ensure_installed()
+    assert installs == [1, 1]
