@@ -234,7 +234,7 @@ spec = importlib.util.spec_from_file_location("bootstrap", {bootstrap!r})
 bootstrap = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bootstrap)
 bootstrap.ensure_venv = lambda: None             # the environment is there already
-bootstrap.ensure_installed = lambda name: None
+bootstrap.ensure_installed = lambda *args: None
 bootstrap.PYTHON = {stand_in!r}
 bootstrap.main(["start"])
 """
