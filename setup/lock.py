@@ -102,12 +102,13 @@ DEV_HEADER = (
 
 @dataclass(frozen=True)
 class Pin:
-    """One entry of the lock: a release, where it applies, and the hashes of its files."""
+    """One entry of the lock: a release, where it applies, its files' hashes, what needs it."""
 
     name: str
     version: str
     marker: Marker | None
     hashes: tuple[str, ...]
+    via: tuple[str, ...] = ()  # uv's annotation: the packages (or pyproject.toml) needing it
 
     def line(self, requirement_marker: Marker | None = None) -> str:
         """``name==version`` with the lock's marker, else the requirement's own, if any.
@@ -146,6 +147,7 @@ def read_lock(text: str) -> list[Pin]:
     """The entries of a lock written by ``uv pip compile --generate-hashes``."""
     pins: list[Pin] = []
     entry: list[str] = []
+    via: list[str] = []
 
     def flush() -> None:
         if not entry:
@@ -156,12 +158,19 @@ def read_lock(text: str) -> list[Pin]:
             raise ValueError(f"requirements.lock: {entry[0]!r} is not an exact pin")
         hashes = tuple(h.removeprefix("--hash=") for h in entry[1:])
         name = canonicalize_name(requirement.name)
-        pins.append(Pin(name, spec.version, requirement.marker, hashes))
+        pins.append(Pin(name, spec.version, requirement.marker, hashes, tuple(via)))
         entry.clear()
+        via.clear()
 
     for raw in text.splitlines():
-        line = raw.split(" #", 1)[0].strip().removesuffix("\\").strip()
-        if not line or line.startswith("#"):
+        line = raw.strip().removesuffix("\\").strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            if raw[:1].isspace() and entry:  # "# via a" or "# via" then "#   a" lines
+                words = line.lstrip("#").strip()
+                words = words[3:].strip() if words.startswith("via") else words
+                via.extend([words] if words else [])
             continue
         if raw[:1].isspace():
             entry.extend(line.split())  # --hash=sha256:... continuation lines

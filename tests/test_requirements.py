@@ -84,6 +84,17 @@ def test_every_dependency_and_extra_is_locked_within_its_range(case):
     assert not problems, "re-lock with `python setup/lock.py`:\n" + "\n".join(problems)
 
 
+def test_the_lock_names_as_direct_exactly_what_pyproject_declares():
+    """A dependency removed from pyproject.toml leaves the lock too (uv's `# via` annotation)."""
+    declared = {
+        canonicalize_name(r.name)
+        for requirements in lock.project_requirements(PYPROJECT).values()
+        for r in requirements
+    }
+    direct = {p.name for p in PINS if any(v.startswith(lock.PROJECT) for v in p.via)}
+    assert direct == declared, "re-lock with `python setup/lock.py`"
+
+
 def test_every_locked_release_has_the_hashes_of_its_files():
     assert len(PINS) > 150
     for pin in PINS:
@@ -136,6 +147,8 @@ def wheel_python(tmp_path_factory) -> Path:
             (str(p) for p in bootstrap.UV_HOME.glob("*/uv*") if p.stem == "uv"), None
         )
     if uv:  # the same resolution as pip's, from uv's package cache: seconds, not minutes
+        if not bootstrap.PYTHON.exists():  # pip's configured sources, read by any pip
+            bootstrap.PYTHON = Path(sys.executable)
         options, extra_env = bootstrap.pip_sources()
         command = [uv, "pip", "install", "--quiet", "--python", str(python), *options, str(source)]
         installed = subprocess.run(command, env={**os.environ, **extra_env}, cwd=env_dir)
