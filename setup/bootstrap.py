@@ -153,6 +153,7 @@ def install() -> None:
 
 
 def ensure_installed() -> None:
+    """Install unless this lock and pyproject.toml were installed last time (the stamp)."""
     digest = hashlib.sha256(LOCK.read_bytes() + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text() == digest:
         say(f"{LOCK.name} already installed")
