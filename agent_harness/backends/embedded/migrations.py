@@ -8,14 +8,11 @@ one that has shipped. Each migration runs inside one savepoint with its record i
 
 from __future__ import annotations
 
-import apsw
-
+from agent_harness.backends.embedded.connection import NOW
 from agent_harness.backends.migrations import Migration, Migrations
 from agent_harness.embeddings import DIMENSIONS
 
-__all__ = ["MIGRATIONS", "LEDGER_DDL", "MigrationSteps", "NOW"]
-
-NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+__all__ = ["MIGRATIONS", "LEDGER_DDL", "NOW"]
 
 MIGRATIONS = Migrations(
     "embedded",
@@ -304,16 +301,3 @@ LEDGER_DDL = (
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
     f" name TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT ({NOW}))"
 )
-
-
-class MigrationSteps:
-    """Mixin for :class:`~agent_harness.backends.embedded.EmbeddedBackend`: the hooks of the
-    shared migration runner. Needs ``self.conn`` (apsw)."""
-
-    migrations = MIGRATIONS
-    migration_ledger_ddl = LEDGER_DDL
-    missing_ledger_errors = (apsw.SQLError,)
-
-    def run_migration_step(self, step: str) -> None:
-        """Run one DDL statement (a trigger body is one statement too)."""
-        self.conn.execute(step)
