@@ -16,7 +16,14 @@ from agent_harness.backends.roles.telemetry import Telemetry
 
 __all__ = ["EmbeddedTelemetry", "EmbeddedToolRanking"]
 
-_WINDOW_CTE = """floor_id AS (
+class EmbeddedTelemetry(Telemetry):
+    """``tool_telemetry`` on SQLite: the window walks the (tool, id) index backwards."""
+
+    def window_cte(self, tool_filter: str) -> str:
+        # The work stays bounded however big the table grows: the first id of the time window
+        # comes from the started_at index, each tool's n-th newest call from a backward walk of
+        # the (tool, id) index, and then only the rows between are read.
+        return f"""floor_id AS (
     SELECT COALESCE(MIN(id), 9223372036854775807) AS id FROM tool_telemetry
     WHERE started_at >= :since
 ), bounds AS (
@@ -53,13 +60,6 @@ _WINDOW_CTE = """floor_id AS (
            MAX(CASE WHEN success = 0 AND newest = 1 THEN error_message END) AS last_error
     FROM ranked GROUP BY tool
 )"""
-
-
-class EmbeddedTelemetry(Telemetry):
-    """``tool_telemetry`` on SQLite: the window walks the (tool, id) index backwards."""
-
-    def window_cte(self, tool_filter: str) -> str:
-        return _WINDOW_CTE.format(tool_filter=tool_filter)
 
 
 class EmbeddedToolRanking(ToolRanking):

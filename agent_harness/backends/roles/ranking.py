@@ -124,8 +124,9 @@ class ToolRanking(abc.ABC):
         ``mode="vector"``: relevance is the cosine similarity to ``vector``. ``"keyword"``:
         only tools whose keyword text matches ``text``; relevance is ``keyword_score`` = the
         full-text score / the best score of the query (0..1); ``vector`` may be None.
-        ``"hybrid"``: every tool; relevance = ``weights.vector * meaning + (1 - weights.vector) * keyword_score`` with ``meaning``
-        the min-max normalised similarity over the toolbox (0..1). Keyword and hybrid rows
+        ``"hybrid"``: every tool; relevance = ``weights.vector * meaning + (1 -
+        weights.vector) * keyword_score`` with ``meaning`` the min-max normalised similarity
+        over the toolbox (0..1). Keyword and hybrid rows
         also carry ``keyword_score`` and ``relevance``."""
         if mode not in RANK_MODES:
             raise ValueError(f"mode {mode!r} is not a ranking mode; use one of {RANK_MODES}")
