@@ -307,7 +307,7 @@ def _warm_up() -> None:
         "agent_harness.agent",
         "agent_harness.workshop",
         "agent_harness.tools.registry",
-        "agent_harness.tools.data_tools",  # jsonschema
+        "agent_harness.tools.tools_as_data",  # jsonschema
         "agent_harness.backends.embedded",  # apsw, sqlite-vec
         "agent_harness.llm.offline",
         "agent_harness.disclosure",

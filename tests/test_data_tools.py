@@ -7,8 +7,9 @@ import warnings
 
 import pytest
 
-from agent_harness.tools.data_tools import rows_from_schema, schema_from_rows, sql_binds
-from agent_harness.tools.definition import ToolDefinitionError, ToolDefinitionWarning
+from agent_harness.tools import ToolDefinitionError, ToolDefinitionWarning
+from agent_harness.tools.implementations import sql_binds
+from agent_harness.tools.parameter_rows import rows_from_schema, schema_from_rows
 
 PORT_SCHEMA = {
     "type": "object",

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from agent_harness.tools.registry import (
-    REGISTERED,
+from agent_harness.tools import (
     Tool,
     ToolDefinitionError,
     ToolError,
@@ -135,7 +134,7 @@ def test_refuses_missing_docstring_undocumented_or_untyped_arguments():
         Tool.from_function(untyped)
 
 
-def test_register_refuses_a_duplicate_name_but_allows_rerunning_the_same_cell():
+def test_register_refuses_a_name_a_live_harness_holds(harness):
     def run_sql(sql: str):
         """Not the real one.
 
@@ -145,8 +144,7 @@ def test_register_refuses_a_duplicate_name_but_allows_rerunning_the_same_cell():
 
     with pytest.raises(ToolDefinitionError, match="already registered"):
         register(run_sql)
-    real = REGISTERED["run_sql"].function
-    assert register(real) is real  # same module + qualname: a re-run, accepted
+    assert harness.tools.get("run_sql").source == "agent_harness.tools.core.run_sql"
 
 
 def test_every_required_tool_is_registered_and_documented(harness):

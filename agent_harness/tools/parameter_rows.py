@@ -1,6 +1,6 @@
 """A tool's parameters as ``tool_parameters`` rows, back to a JSON schema, and the validator.
 
-Tools as data (:mod:`agent_harness.tools.data_tools`) store one row per argument: its JSON
+Tools as data (:mod:`agent_harness.tools.tool_definitions`) store one row per argument: its JSON
 type, whether it is required, its default, its description and any further JSON-schema
 keywords. :func:`rows_from_schema` and :func:`schema_from_rows` are inverses;
 :func:`validator` checks a call's arguments against the schema with the ``jsonschema``
@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from agent_harness.tools.definition import ToolDefinitionError
 from agent_harness.tools.jsonschema_lib import jsonschema
+from agent_harness.tools.tool import ToolDefinitionError
 
 __all__ = [
     "JSON_TYPES",
@@ -27,7 +27,7 @@ __all__ = [
 
 JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 #: Argument names: as public schemas write them (bind variables of sql tools are the
-#: identifier-shaped ones, see :func:`~agent_harness.tools.data_tools.sql_binds`).
+#: identifier-shaped ones, see :func:`~agent_harness.tools.implementations.sql_binds`).
 _ARGUMENT = re.compile(r"^[A-Za-z0-9_.$@-]{1,64}$")
 #: The longest description, argument schema or default stored (Oracle's VARCHAR2(4000) columns).
 MAX_TEXT = 4000
