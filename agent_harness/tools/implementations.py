@@ -24,9 +24,11 @@ documentation. The types:
 saying what is missing) and returns the function a call runs: it gets the validated arguments
 as keywords and raises :class:`~agent_harness.tools.tool.ToolError` for a failure the model
 can act on. Then add ``"http": ImplementationType("http", "what it runs", build)`` to
-:data:`IMPLEMENTATION_TYPES` (here, or at run time for an experiment). Nothing else changes:
-``h.tools.define(..., implementation={"type": "http", ...})`` and rows in ``tool_definitions``
-with ``implementation_type = 'http'`` work from then on.
+:data:`IMPLEMENTATION_TYPES` (here, or at run time for an experiment). Nothing else in Python
+changes: ``h.tools.define(..., implementation={"type": "http", ...})`` and rows in
+``tool_definitions`` with ``implementation_type = 'http'`` are built from then on. (The shipped
+migrations still list the four types in a CHECK constraint; until it is dropped the database
+refuses a row of a new type.)
 """
 
 from __future__ import annotations
