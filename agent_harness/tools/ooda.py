@@ -2,7 +2,7 @@
 
 :func:`decide` is the policy (the same one the per-call breaker uses, and the one notebook 06
 asks the attendee to write): which tools to open, half-open or close given their window stats,
-their breaker states and the :class:`~agent_harness.breaker.Policy`. :func:`run_ooda` runs the
+their breaker states and the :class:`~agent_harness.tools.policy.Policy`. :func:`run_ooda` runs the
 whole pass, records every transition with its reason and the stats behind it, prunes old
 telemetry, and returns an :class:`OodaReport`. It runs every ``ooda_every_calls`` calls, on
 ``h.tools.ooda()`` and as ``workshop ooda`` (``--dry-run`` decides without acting).
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent_harness.breaker import Policy
+from agent_harness.tools.policy import Policy
 
 __all__ = ["decide", "orient", "run_ooda", "OodaReport", "Finding"]
 

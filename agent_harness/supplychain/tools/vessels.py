@@ -6,8 +6,8 @@ import datetime as dt
 import re
 
 from agent_harness.supplychain.schema import OCEAN_REGIONS
-from agent_harness.tools import geo
-from agent_harness.tools.lookups import (
+from agent_harness.supplychain.tools import geo
+from agent_harness.supplychain.tools.lookups import (
     LATEST_POSITIONS_SQL,
     PORTS_SQL,
     TODAY,
@@ -25,9 +25,9 @@ from agent_harness.tools.lookups import (
     to_datetime,
     voyage_summary,
 )
-from agent_harness.tools.registry import ToolError, register
+from agent_harness.tools.tool import ToolError
 
-#: The category of every tool in this module (``@register`` reads it).
+#: The category of every tool in this module (``Tool.from_function`` reads it).
 TOOL_CATEGORY = "vessels"
 
 __all__ = [
@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 
-@register
 def find_vessel(name: str) -> dict:
     """Find container ships by part of their name (case-insensitive) or by exact IMO number.
 
@@ -83,7 +82,6 @@ def _last_known(vessel: dict) -> dict:
     return result
 
 
-@register
 def vessel_position(vessel: str) -> dict:
     """Latest AIS position of a ship: time (UTC), latitude/longitude, speed in knots, heading,
     navigation status, the voyage it is on, and the nearest port with distance in nm.
@@ -125,7 +123,6 @@ def vessel_position(vessel: str) -> dict:
     }
 
 
-@register
 def vessels_near_port(port: str, radius_nm: float = 500.0) -> dict:
     """Ships whose latest AIS position is within a radius (great-circle nautical miles) of a
     port, nearest first, with distance, speed, navigation status and voyage.
@@ -165,7 +162,6 @@ def vessels_near_port(port: str, radius_nm: float = 500.0) -> dict:
     }
 
 
-@register
 def carrier_fleet(carrier: str) -> dict:
     """The ships of one shipping line, largest first, with the fleet's total capacity in TEU
     (container slots, not tons) and total deadweight in tons.
@@ -195,7 +191,6 @@ def carrier_fleet(carrier: str) -> dict:
     }
 
 
-@register
 def eta_estimate(vessel: str) -> dict:
     """Estimated arrival of a ship at sea, from its latest AIS position and speed: the sailing
     distance left along the sea route to its destination (nm), the estimated arrival time (UTC)
@@ -245,7 +240,6 @@ def eta_estimate(vessel: str) -> dict:
     return result
 
 
-@register
 def fleet_capacity_by_region(ocean_region: str | None = None) -> dict:
     """Container capacity deployed at sea per ocean region: the TEU (twenty-foot container
     slots, not tons) and number of ships on ACTIVE or DELAYED voyages, grouped by the voyage's

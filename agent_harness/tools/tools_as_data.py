@@ -1,8 +1,9 @@
 """Tools as data: the part of the tool registry that defines tools from rows, not code.
 
 A mixin of :class:`~agent_harness.tools.registry.ToolRegistry` (``h.tools.define``,
-``define_many``, ``import_mcp``, ``undefine``, ``sync_definitions``); the rows and the
-implementation types are described in :mod:`agent_harness.tools.data_tools`.
+``define_many``, ``import_mcp``, ``undefine``, ``sync_definitions``); the rows are described in
+:mod:`agent_harness.tools.tool_definitions`, the implementation types in
+:mod:`agent_harness.tools.implementations`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from __future__ import annotations
 import json
 import warnings
 
-from agent_harness.tools.definition import Tool, ToolDefinitionError, ToolDefinitionWarning
+from agent_harness.tools.implementations import build_tool
+from agent_harness.tools.parameter_rows import rows_from_schema, unfitting_defaults
+from agent_harness.tools.tool import Tool, ToolDefinitionError, ToolDefinitionWarning
+from agent_harness.tools.tool_definitions import definition_from_entry, definition_from_row
 
 __all__ = ["ToolsAsData"]
 
@@ -43,7 +47,7 @@ class ToolsAsData:
             implementation: ``{"type": "sql", "statement": "SELECT ... :arg", "max_rows": 50}``
                 (arguments become bind variables), ``{"type": "javascript", "source":
                 "return args.x * 2;"}`` or ``{"type": "mcp", "server": url_or_command,
-                "tool": remote_name}`` (see :mod:`agent_harness.tools.data_tools`).
+                "tool": remote_name}`` (see :mod:`agent_harness.tools.implementations`).
             category: Its category.
             access_level: ``read``, ``write`` or ``execute``.
             timeout_s: Time limit of one call.
@@ -83,19 +87,13 @@ class ToolsAsData:
             ToolDefinitionWarning: A stored entry's published default that does not fit its
                 argument (kept in the schema, never filled in).
         """
-        from agent_harness.tools.data_tools import (
-            build_tool,
-            definition_from_entry,
-            unfitting_defaults,
-        )
-
         tools, problems, seen = [], [], set()
         for i, entry in enumerate(definitions):
             try:
                 definition = definition_from_entry(entry, implementation)
                 tool = build_tool(definition)  # refuses a bad definition before any write
                 existing = self._tools.get(tool.name)
-                if existing is not None and not existing.source.startswith("data:"):
+                if existing is not None and not existing.defined_as_data:
                     raise ToolDefinitionError(
                         f"a tool named {tool.name!r} is already registered (by"
                         f" {existing.source}); choose another name"
@@ -121,8 +119,6 @@ class ToolsAsData:
     def _store_definitions(self, tools: list) -> None:
         """Rows, toolbox entries (only the changed ones embedded) and the in-memory tools of
         checked definitions, in one transaction; listeners told about each new or changed one."""
-        from agent_harness.tools.data_tools import rows_from_schema
-
         backend = self.harness.backend
         names = [tool.name for _, tool in tools]
         stored = {
@@ -208,7 +204,7 @@ class ToolsAsData:
         gone = self.harness.backend.tool_definitions.delete(name)
         self.definition_problems.pop(name, None)
         tool = self._tools.get(name)
-        if tool is not None and tool.source.startswith("data:"):
+        if tool is not None and tool.defined_as_data:
             del self._tools[name]
             self.harness.backend.delete_indexed("toolbox", [name])
             self.changed(name, "removed")
@@ -218,7 +214,7 @@ class ToolsAsData:
         """Load the data tools from their rows (after an INSERT by hand, say): new and changed
         ones are added, deleted ones removed, the toolbox re-indexed. A row that cannot be a
         tool is left out and named in ``definition_problems`` (and the result)."""
-        before = {n: t for n, t in self._tools.items() if t.source.startswith("data:")}
+        before = {n: t for n, t in self._tools.items() if t.defined_as_data}
         loaded = self._load_definitions()
         removed = [n for n in before if n not in loaded]
         for name in removed:
@@ -243,27 +239,14 @@ class ToolsAsData:
         }
 
     def _load_definitions(self) -> dict[str, Tool]:
-        from agent_harness.tools.data_tools import ToolDefinition, build_tool, schema_from_rows
-
         loaded: dict[str, Tool] = {}
         self.definition_problems = {}
         for row in self.harness.backend.tool_definitions.all():
             name = row["name"]
             try:
-                tool = build_tool(
-                    ToolDefinition(
-                        name,
-                        row["description"],
-                        schema_from_rows(row["parameters"]),
-                        row["implementation_type"],
-                        json.loads(row["implementation"]),
-                        row["category"],
-                        row["access_level"],
-                        float(row["timeout_s"]),
-                    )
-                )
+                tool = build_tool(definition_from_row(row))
                 existing = self._tools.get(name)
-                if existing is not None and not existing.source.startswith("data:"):
+                if existing is not None and not existing.defined_as_data:
                     raise ToolDefinitionError(f"the name is taken by {existing.source}")
             except (ToolDefinitionError, ValueError, KeyError) as e:
                 self.definition_problems[name] = str(e)

@@ -1,11 +1,13 @@
-"""What a tool is: ``@register`` turns a documented, typed function into a :class:`Tool`.
+"""What a tool is: a :class:`Tool` built from a documented, typed function.
 
-``@register`` reads the function's name, its Google-style docstring (required: it is the tool's
-public spec, every argument documented under ``Args:``) and its type hints, and builds an OpenAI
-function schema with pydantic. A registered name is never silently replaced: a second, different
-function with the same name is refused.
+:meth:`Tool.from_function` reads the function's name, its Google-style docstring (required: it
+is the tool's public spec, every argument documented under ``Args:``) and its type hints, and
+builds an OpenAI function schema with pydantic. ``@register``
+(:mod:`agent_harness.tools.decorator`) and ``h.tools.add`` build their tools with it; tools
+defined as rows are built by :mod:`agent_harness.tools.tool_definitions`.
 
-Options (``@register(category="vessels", timeout_s=2.0)``):
+Options (``Tool.from_function(fn, category="vessels", timeout_s=2.0)``, the same keywords as
+``@register``):
 
 * ``category``: one per tool (core, knowledge, skills, scratchpad, vessels, ports, voyages,
   cargo, units, ...). Without it the tool takes its module's ``TOOL_CATEGORY``, else
@@ -30,20 +32,25 @@ import pydantic
 from agent_harness.access import ACCESS_LEVELS, allows
 
 __all__ = [
-    "register",
     "Tool",
     "ToolError",
     "ToolDefinitionError",
-    "REGISTERED",
+    "ToolDefinitionWarning",
+    "PYTHON",
     "DEFAULT_CATEGORY",
     "DEFAULT_TIMEOUT_S",
     "ACCESS_LEVELS",
     "allows",
     "parse_docstring",
     "name_words",
+    "add_tool",
+    "refuse_taken_name",
 ]
 
 DEFAULT_CATEGORY = "general"
+#: The implementation type of a tool built from a Python function (the other types, tools
+#: defined as rows, are in :data:`agent_harness.tools.implementations.IMPLEMENTATION_TYPES`).
+PYTHON = "python"
 #: A tool call longer than this is answered with a ``timeout`` error.
 DEFAULT_TIMEOUT_S = 30.0
 _CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -162,7 +169,7 @@ def _clean_schema(node: Any) -> Any:
     return node
 
 
-def _check_access(name: str, level: Any) -> str:
+def check_access(name: str, level: Any) -> str:
     if level not in ACCESS_LEVELS:
         raise ToolDefinitionError(
             f"tool {name!r}: access_level must be one of {', '.join(ACCESS_LEVELS)}, got {level!r}"
@@ -170,7 +177,7 @@ def _check_access(name: str, level: Any) -> str:
     return level
 
 
-def _check_category(name: str, category: Any) -> str:
+def check_category(name: str, category: Any) -> str:
     if not isinstance(category, str) or not _CATEGORY.match(category):
         raise ToolDefinitionError(
             f"tool {name!r}: category must be a short lower-case word like 'vessels'"
@@ -196,6 +203,14 @@ class Tool:
     #: For tools defined as data: checks a dict of arguments against the JSON schema and
     #: returns them with defaults filled, or raises ValueError (None: the pydantic model does).
     validator: Callable[[dict], dict] | None = field(default=None, repr=False)
+    #: ``python`` (a function), or the type of a tool defined as rows (``sql``, ...: one of
+    #: :data:`agent_harness.tools.implementations.IMPLEMENTATION_TYPES`).
+    implementation_type: str = PYTHON
+
+    @property
+    def defined_as_data(self) -> bool:
+        """True for a tool defined as rows (``h.tools.define``), False for a Python function."""
+        return self.implementation_type != PYTHON
 
     def validate(self, arguments: dict) -> dict:
         """The keyword arguments for the function, validated (defaults filled).
@@ -230,8 +245,8 @@ class Tool:
             raise ToolDefinitionError(f"tool name {name!r} must match ^[a-zA-Z_][a-zA-Z0-9_]*$")
         if category is None:
             category = getattr(fn, "__globals__", {}).get("TOOL_CATEGORY", DEFAULT_CATEGORY)
-        category = _check_category(name, category)
-        access_level = _check_access(name, access_level)
+        category = check_category(name, category)
+        access_level = check_access(name, access_level)
         timeout_s = DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
         if not isinstance(timeout_s, (int, float)) or not 0 < timeout_s <= 600:
             raise ToolDefinitionError(f"tool {name!r}: timeout_s must be 0-600 s, got {timeout_s}")
@@ -319,59 +334,19 @@ class Tool:
         return "\n".join([" ".join([name] * NAME_REPEAT), self.description, " ".join(arguments)])
 
 
-#: Every tool registered with ``@register`` in this process, by name.
-REGISTERED: dict[str, Tool] = {}
-
-
-def _add(tool: Tool, tools: dict[str, Tool]) -> Tool:
+def refuse_taken_name(tool: Tool, tools: dict[str, Tool]) -> None:
+    """Raise :class:`ToolDefinitionError` when ``tools`` holds another tool named like ``tool``
+    (the same function again, same module and qualified name, is not another tool)."""
     existing = tools.get(tool.name)
     if existing is not None and existing.source != tool.source:
         raise ToolDefinitionError(
             f"a tool named {tool.name!r} is already registered (by {existing.source});"
             " choose another name"
         )
+
+
+def add_tool(tool: Tool, tools: dict[str, Tool]) -> Tool:
+    """Put ``tool`` in ``tools`` by name, refusing a name another tool holds."""
+    refuse_taken_name(tool, tools)
     tools[tool.name] = tool
     return tool
-
-
-def register(
-    fn: Callable[..., Any] | None = None,
-    *,
-    category: str | None = None,
-    timeout_s: float | None = None,
-    access_level: str = "read",
-):
-    """Decorator: make ``fn`` a tool; the function is returned unchanged.
-
-    Use it bare (``@register``) or with options (``@register(category="ports")``).
-
-    Args:
-        fn: The function (when used bare).
-        category: The tool's category (default: the module's ``TOOL_CATEGORY``, else
-            ``"general"``).
-        timeout_s: Time limit of one call in seconds (default 30).
-        access_level: ``read`` (default), ``write`` (stores or changes data) or ``execute``
-            (runs code).
-
-    Raises:
-        ToolDefinitionError: No docstring, an undocumented or untyped argument, a bad option,
-            or a name that another function already registered. Re-running the cell that
-            defines the SAME function (same module and qualified name) replaces it, so
-            notebooks can be re-run.
-    """
-
-    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
-        tool = Tool.from_function(
-            function, category=category, timeout_s=timeout_s, access_level=access_level
-        )
-        _add(tool, REGISTERED)
-        return function
-
-    if fn is None:
-        return decorate
-    if not callable(fn):
-        raise ToolDefinitionError(
-            "use @register or @register(category=..., timeout_s=..., access_level=...):"
-            " options are keywords"
-        )
-    return decorate(fn)

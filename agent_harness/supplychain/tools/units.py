@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent_harness.tools.registry import ToolError, register
+from agent_harness.tools.tool import ToolError
 
-#: The category of every tool in this module (``@register`` reads it).
+#: The category of every tool in this module (``Tool.from_function`` reads it).
 TOOL_CATEGORY = "units"
 
 __all__ = [
@@ -59,7 +59,6 @@ def _unit(name: str) -> str:
     return key
 
 
-@register
 def convert_units(value: float, from_unit: str, to_unit: str) -> dict:
     """Convert a number between units used in shipping: distance nm/km/mi/m, mass kg/t/lb,
     containers teu/feu (1 FEU = 2 TEU), money cents/usd, speed knots/kmh/mph, temperature c/f.

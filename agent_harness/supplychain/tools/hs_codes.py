@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from agent_harness.supplychain.catalogue import PRODUCTS
-from agent_harness.tools.lookups import query, required_text, usd
-from agent_harness.tools.registry import ToolError, register
+from agent_harness.supplychain.tools.lookups import query, required_text, usd
+from agent_harness.tools.tool import ToolError
 
-#: The category of every tool in this module (``@register`` reads it).
+#: The category of every tool in this module (``Tool.from_function`` reads it).
 TOOL_CATEGORY = "cargo"
 
 __all__ = [
@@ -106,7 +106,6 @@ HS_HEADINGS = {
 HS_SUBHEADINGS = {p.hs_code: p.description for p in PRODUCTS}
 
 
-@register
 def hs_code_lookup(hs_code: str) -> dict:
     """What an HS (Harmonized System) tariff code means: its chapter (2 digits), heading
     (4 digits) and subheading (6 digits), plus the cargo lines in the data whose code starts

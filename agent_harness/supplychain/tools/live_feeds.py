@@ -18,8 +18,7 @@ import threading
 import time
 
 from agent_harness.backends.roles import utc_now
-from agent_harness.tools.registry import register
-from agent_harness.tools.vessels import vessel_position
+from agent_harness.supplychain.tools.vessels import vessel_position
 
 __all__ = ["ais_live_position", "AisFeed", "AIS_FEED", "FeedUnavailable"]
 
@@ -88,7 +87,6 @@ class AisFeed:
 AIS_FEED = AisFeed()
 
 
-@register(timeout_s=0.5)
 def ais_live_position(vessel: str) -> dict:
     """Live position of a ship from the AIS feed, as received now: latitude/longitude, speed,
     heading, navigation status, voyage and nearest port. Fresher than the stored track, but

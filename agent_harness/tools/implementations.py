@@ -1,11 +1,11 @@
-"""Tools as data: a tool defined by rows, not by Python code.
+"""Implementation types: how a tool runs. ONE table, :data:`IMPLEMENTATION_TYPES`.
 
-A data tool is one ``tool_definitions`` row (name, description, implementation type and
-implementation, category, access level, time limit) and one ``tool_parameters`` row per
-argument (type, required, default, description, further JSON-schema keywords). Inserting the
-rows and calling ``h.tools.sync_definitions()`` makes the tool available; ``h.tools.define(...)``
-writes them for you. Implementation types:
+Every place that needs the types reads this table: :func:`build_tool` (``h.tools.define``,
+``define_many``, ``sync_definitions`` and the rows a harness loads), its error messages, and the
+documentation. The types:
 
+* ``python``: a function decorated with ``@register`` (or added with ``h.tools.add``); never
+  built from rows.
 * ``sql``: ``{"statement": "SELECT ... WHERE port_code = :port", "max_rows": 50}``: ONE read-only
   statement run through ``run_sql``'s read-only path, every argument a **bind variable**. Text is
   never pasted into SQL: the seed design's binder that doubles quotes inside a built string is
@@ -19,53 +19,54 @@ writes them for you. Implementation types:
   (:mod:`agent_harness.mcp.client`); ``h.tools.import_mcp(server)`` defines one per tool the
   server lists.
 
-Arguments are validated against the stored JSON schema by the ``jsonschema`` library, with the
-defaults that fit filled in, before the implementation runs. (The decorated Python functions are the
-``python`` type.)
+**Adding a type** (say ``http``): write a builder ``build(definition) -> function`` that checks
+``definition.implementation`` (raise :class:`~agent_harness.tools.tool.ToolDefinitionError`
+saying what is missing) and returns the function a call runs: it gets the validated arguments
+as keywords and raises :class:`~agent_harness.tools.tool.ToolError` for a failure the model
+can act on. Then add ``"http": ImplementationType("http", "what it runs", build)`` to
+:data:`IMPLEMENTATION_TYPES` (here, or at run time for an experiment). Nothing else in Python
+changes: ``h.tools.define(..., implementation={"type": "http", ...})`` and rows in
+``tool_definitions`` with ``implementation_type = 'http'`` are built from then on. (The shipped
+migrations still list the four types in a CHECK constraint; until it is dropped the database
+refuses a row of a new type.)
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from agent_harness.backends.base import BackendError
+from agent_harness.sandbox import run_js
 from agent_harness.tools.context import current
-from agent_harness.tools.core import sql_result
-from agent_harness.tools.definition import (
-    ACCESS_LEVELS,
-    DEFAULT_TIMEOUT_S,
-    Tool,
-    ToolDefinitionError,
-    ToolError,
-    _check_category,
-)
 from agent_harness.tools.parameter_rows import (
-    JSON_TYPES,
     MAX_TEXT,
     rows_from_schema,
     schema_from_rows,
-    unfitting_defaults,
     validator,
 )
+from agent_harness.tools.readonly_sql import sql_result
+from agent_harness.tools.tool import (
+    ACCESS_LEVELS,
+    PYTHON,
+    Tool,
+    ToolDefinitionError,
+    ToolError,
+    check_category,
+)
+from agent_harness.tools.tool_definitions import ToolDefinition
 
 __all__ = [
-    "ToolDefinition",
+    "ImplementationType",
     "IMPLEMENTATION_TYPES",
-    "ACCESS_LEVELS",
-    "JSON_TYPES",
-    "schema_from_rows",
-    "rows_from_schema",
-    "unfitting_defaults",
     "build_tool",
-    "definition_from_entry",
     "sql_binds",
-    "MAX_TEXT",
+    "defined_types",
 ]
 
-IMPLEMENTATION_TYPES = ("sql", "javascript", "mcp")
 #: Tool names: OpenAI's rule for function names (they are only ever bound, never put in SQL).
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 # A bind variable (:name) outside quoted text and comments.
@@ -75,90 +76,20 @@ _SQL_TOKEN = re.compile(
 
 
 @dataclass(frozen=True)
-class ToolDefinition:
-    """A data tool as stored.
+class ImplementationType:
+    """One way a tool can run.
 
     Attributes:
-        name: The tool's name.
-        description: What it answers (the model reads it).
-        parameters: The arguments' JSON schema (``type: object``).
-        implementation_type: ``sql`` or ``javascript``.
-        implementation: What runs (see the module docstring).
-        category: One category, as for ``@register``.
-        access_level: ``read``, ``write`` or ``execute``.
-        timeout_s: Time limit of one call.
+        name: The type's name, as in ``implementation_type`` and ``{"type": ...}``.
+        runs: What it runs, in a few words (error messages and documentation).
+        build: Makes the function a call runs from a :class:`ToolDefinition`, or raises
+            ToolDefinitionError saying what is missing; None for ``python`` (functions are
+            registered with ``@register``, never built from rows).
     """
 
     name: str
-    description: str
-    parameters: dict
-    implementation_type: str
-    implementation: dict
-    category: str = "general"
-    access_level: str = "read"
-    timeout_s: float = DEFAULT_TIMEOUT_S
-
-
-_ENTRY_KEYS = {
-    "name",
-    "description",
-    "parameters",
-    "implementation",
-    "category",
-    "access_level",
-    "timeout_s",
-}
-
-
-def definition_from_entry(entry: Any, implementation: dict | None = None) -> ToolDefinition:
-    """One entry of ``h.tools.define_many`` as a :class:`ToolDefinition` (not yet checked:
-    :func:`build_tool` does that).
-
-    Args:
-        entry: A dict with ``define``'s keyword arguments, or an OpenAI tools entry
-            ``{"type": "function", "function": {"name", "description", "parameters"}}``
-            (``implementation``, ``category``, ``access_level``, ``timeout_s`` may sit beside
-            ``function``). Missing ``parameters`` means no arguments.
-        implementation: Used when the entry has none.
-
-    Raises:
-        ToolDefinitionError: Not a dict, an unknown key, or no implementation.
-    """
-    if not isinstance(entry, dict):
-        raise ToolDefinitionError(f"a definition must be a dict, got {type(entry).__name__}")
-    fields = dict(entry)
-    if isinstance(fields.get("function"), dict):
-        if fields.pop("type", "function") != "function":
-            raise ToolDefinitionError("an OpenAI tools entry must have type 'function'")
-        function = fields.pop("function")
-        fields.update(
-            {k: function[k] for k in ("name", "description", "parameters") if k in function}
-        )
-    unknown = sorted(set(fields) - _ENTRY_KEYS)
-    if unknown:
-        raise ToolDefinitionError(
-            f"tool {fields.get('name')!r}: unknown key(s) {unknown}; use {sorted(_ENTRY_KEYS)}"
-            ' or an OpenAI entry {"type": "function", "function": {...}}'
-        )
-    chosen = fields.get("implementation") or implementation
-    if not isinstance(chosen, dict) or not chosen.get("type"):
-        raise ToolDefinitionError(
-            f"tool {fields.get('name')!r}: no implementation: give it an 'implementation'"
-            ' ({"type": "sql" | "javascript" | "mcp", ...}) or pass define_many(...,'
-            " implementation=...) for the entries without one"
-        )
-    chosen = dict(chosen)
-    kind = chosen.pop("type")
-    return ToolDefinition(
-        fields.get("name"),
-        fields.get("description") or "",
-        fields.get("parameters") or {"type": "object", "properties": {}},
-        kind,
-        chosen,
-        fields.get("category", "general"),
-        fields.get("access_level", "read"),
-        fields.get("timeout_s", DEFAULT_TIMEOUT_S),
-    )
+    runs: str
+    build: Callable[[ToolDefinition], Callable[..., Any]] | None
 
 
 def sql_binds(statement: str) -> list[str]:
@@ -200,8 +131,6 @@ def _javascript_function(definition: ToolDefinition):
         raise ToolDefinitionError(f"tool {definition.name!r}: a javascript tool needs a 'source'")
 
     def run(**arguments) -> Any:
-        from agent_harness.sandbox import run_js
-
         # The arguments enter as a JSON text parsed inside the sandbox: data, not code.
         code = (
             f"(function (args) {{\n{source}\n}})(JSON.parse({json.dumps(json.dumps(arguments))}))"
@@ -222,6 +151,7 @@ def _mcp_function(definition: ToolDefinition):
             f"tool {definition.name!r}: an mcp tool needs a 'server' (loopback URL or command"
             " line) and the server's 'tool' name"
         )
+    # Imported here: anyio and the MCP client cost import time that only mcp tools need.
     from agent_harness.mcp.client import McpClientError, call_remote_tool, server_target
 
     try:
@@ -246,9 +176,47 @@ def _mcp_function(definition: ToolDefinition):
     return run
 
 
+#: Every implementation type, by name: the one place a type is registered.
+IMPLEMENTATION_TYPES: dict[str, ImplementationType] = {
+    PYTHON: ImplementationType(PYTHON, "a Python function decorated with @register", None),
+    "sql": ImplementationType(
+        "sql", "one read-only SQL statement with bind variables", _sql_function
+    ),
+    "javascript": ImplementationType(
+        "javascript", "a JavaScript function body in the exec_js sandbox", _javascript_function
+    ),
+    "mcp": ImplementationType("mcp", "a tool of another MCP server", _mcp_function),
+}
+
+
+def defined_types() -> list[str]:
+    """The types a tool defined as rows can have (those with a builder), in table order."""
+    return [name for name, kind in IMPLEMENTATION_TYPES.items() if kind.build is not None]
+
+
+def _builder(definition: ToolDefinition) -> Callable[[ToolDefinition], Callable[..., Any]]:
+    """The builder of the definition's type, or ToolDefinitionError naming the types there are."""
+    kinds = " | ".join(f'"{t}"' for t in defined_types())
+    if not definition.implementation_type:
+        raise ToolDefinitionError(
+            f"tool {definition.name!r}: no implementation: give it an 'implementation'"
+            f' ({{"type": {kinds}, ...}}) or pass define_many(..., implementation=...) for the'
+            " entries without one"
+        )
+    kind = IMPLEMENTATION_TYPES.get(definition.implementation_type)
+    if kind is None or kind.build is None:
+        raise ToolDefinitionError(
+            f"tool {definition.name!r}: implementation type {definition.implementation_type!r}"
+            f" is not one of {', '.join(defined_types())} (Python tools are functions decorated"
+            " with @register; a new type is an entry of"
+            " agent_harness.tools.implementations.IMPLEMENTATION_TYPES)"
+        )
+    return kind.build
+
+
 def build_tool(definition: ToolDefinition) -> Tool:
-    """The :class:`Tool` a definition describes, or :class:`ToolDefinitionError` saying why
-    it cannot be one."""
+    """The :class:`Tool` a definition describes, built by its implementation type, or
+    :class:`ToolDefinitionError` saying why it cannot be one."""
     name = definition.name
     if not isinstance(name, str) or not _NAME.match(name):
         raise ToolDefinitionError(
@@ -261,19 +229,14 @@ def build_tool(definition: ToolDefinition) -> Tool:
             f"tool {name!r}: the description has {len(definition.description)} characters;"
             f" at most {MAX_TEXT} are stored: shorten it"
         )
-    if definition.implementation_type not in IMPLEMENTATION_TYPES:
-        raise ToolDefinitionError(
-            f"tool {name!r}: implementation type {definition.implementation_type!r} is not one of"
-            f" {IMPLEMENTATION_TYPES} (Python tools are functions decorated with @register)"
-        )
+    build = _builder(definition)
     if definition.access_level not in ACCESS_LEVELS:
         raise ToolDefinitionError(f"tool {name!r}: access_level must be one of {ACCESS_LEVELS}")
     if not 0 < float(definition.timeout_s) <= 600:
         raise ToolDefinitionError(f"tool {name!r}: timeout_s must be 0-600 s")
     schema = schema_from_rows(rows_from_schema(name, definition.parameters))
     definition = ToolDefinition(**{**definition.__dict__, "parameters": schema})
-    maker = {"sql": _sql_function, "javascript": _javascript_function, "mcp": _mcp_function}
-    function = maker[definition.implementation_type](definition)
+    function = build(definition)
     function.__name__ = name
     return Tool(
         name=name,
@@ -281,9 +244,10 @@ def build_tool(definition: ToolDefinition) -> Tool:
         function=function,
         arguments_model=None,
         parameters=schema,
-        category=_check_category(name, definition.category),
+        category=check_category(name, definition.category),
         timeout_s=float(definition.timeout_s),
         source=f"data:{definition.implementation_type}:{name}",
         access_level=definition.access_level,
         validator=validator(name, schema),
+        implementation_type=definition.implementation_type,
     )

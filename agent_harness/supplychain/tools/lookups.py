@@ -15,8 +15,8 @@ import re
 
 from agent_harness.supplychain.generate import REFERENCE_DATE
 from agent_harness.supplychain.schema import OCEAN_REGIONS
-from agent_harness.tools import data
-from agent_harness.tools.registry import ToolError
+from agent_harness.tools.readonly_sql import query
+from agent_harness.tools.tool import ToolError
 
 __all__ = [
     "TODAY",
@@ -75,11 +75,6 @@ LATEST_POSITIONS_SQL = (
     " WHERE p.recorded_at = (SELECT MAX(q.recorded_at) FROM supplychain.vessel_positions q"
     " WHERE q.imo_number = p.imo_number)"
 )
-
-
-def query(sql: str, **binds) -> list[dict]:
-    """Rows of one read-only statement, as :func:`agent_harness.tools.data.query` returns them."""
-    return data.query(sql, **binds)  # looked up on each call, so tests can substitute it
 
 
 def to_date(value) -> dt.date | None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_harness.tools import geo
-from agent_harness.tools.lookups import (
+from agent_harness.supplychain.tools import geo
+from agent_harness.supplychain.tools.lookups import (
     LATEST_POSITIONS_SQL,
     PORTS_SQL,
     TODAY,
@@ -12,9 +12,8 @@ from agent_harness.tools.lookups import (
     resolve_port,
     to_date,
 )
-from agent_harness.tools.registry import register
 
-#: The category of every tool in this module (``@register`` reads it).
+#: The category of every tool in this module (``Tool.from_function`` reads it).
 TOOL_CATEGORY = "ports"
 
 __all__ = [
@@ -24,7 +23,6 @@ __all__ = [
 ]
 
 
-@register
 def port_info(port: str) -> dict:
     """A port's details (UN/LOCODE, country, ocean region, position, berths, max draft in m)
     and how many voyages depart from and arrive at it, by voyage status.
@@ -53,7 +51,6 @@ def port_info(port: str) -> dict:
     }
 
 
-@register
 def port_distance(from_port: str, to_port: str) -> dict:
     """Great-circle distance between two ports in nautical miles and kilometres: the shortest
     path over the globe, NOT the sailing distance (ships follow longer sea lanes around land;
@@ -80,7 +77,6 @@ def port_distance(from_port: str, to_port: str) -> dict:
     return result
 
 
-@register
 def port_congestion(port: str | None = None) -> dict:
     """Pressure on ports as of today (2025-06-01): per destination port, the ships due within
     the next 7 days (ACTIVE or SCHEDULED, eta today to today+7), DELAYED voyages heading there,

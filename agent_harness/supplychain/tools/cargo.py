@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_harness.supplychain.catalogue import iso6346_check_digit
-from agent_harness.tools.lookups import (
+from agent_harness.supplychain.tools.lookups import (
     TODAY,
     close_matches,
     container_number,
@@ -14,9 +14,9 @@ from agent_harness.tools.lookups import (
     to_date,
     usd,
 )
-from agent_harness.tools.registry import ToolError, register
+from agent_harness.tools.tool import ToolError
 
-#: The category of every tool in this module (``@register`` reads it).
+#: The category of every tool in this module (``Tool.from_function`` reads it).
 TOOL_CATEGORY = "cargo"
 
 __all__ = [
@@ -90,7 +90,6 @@ def _container_brief(row: dict, cents: int | None = None) -> dict:
     return brief
 
 
-@register
 def container_manifest(container_no: str) -> dict:
     """One container (ISO 6346 number, e.g. "MSCU1234566") with its voyage and every cargo
     line: HS code, description, quantity, unit value in cents and dollars, weight in kg and
@@ -143,7 +142,6 @@ def container_manifest(container_no: str) -> dict:
     }
 
 
-@register
 def containers_on_hold(port: str | None = None) -> dict:
     """Containers with status CUSTOMS_HOLD (discharged but held by customs), with consignee,
     voyage, days held since arrival and declared value in US dollars and cents.
@@ -177,7 +175,6 @@ def containers_on_hold(port: str | None = None) -> dict:
     }
 
 
-@register
 def cargo_value(voyage: str | None = None, container_no: str | None = None) -> dict:
     """Total declared cargo value of ONE voyage or ONE container, in US cents and US dollars
     (unit_value_cents x quantity, summed), with the number of containers and lines.
@@ -237,7 +234,6 @@ def cargo_value(voyage: str | None = None, container_no: str | None = None) -> d
     }
 
 
-@register
 def hazmat_containers(voyage: str | None = None) -> dict:
     """HAZMAT (dangerous goods) containers with their UN class (e.g. 3 = flammable liquids) and
     the UN numbers and descriptions of the goods inside, with voyage, vessel and status.
@@ -289,7 +285,6 @@ def hazmat_containers(voyage: str | None = None) -> dict:
     }
 
 
-@register
 def reefer_containers(min_temp_c: float | None = None, max_temp_c: float | None = None) -> dict:
     """REEFER (refrigerated) containers whose set temperature in degrees Celsius lies in a range,
     coldest first, with the goods inside, voyage, vessel and status.
@@ -326,7 +321,6 @@ def reefer_containers(min_temp_c: float | None = None, max_temp_c: float | None 
     }
 
 
-@register
 def consignee_shipments(consignee: str) -> dict:
     """Containers addressed to a consignee (receiver) whose name contains the text, case-
     insensitive: container, type, voyage and its status, container status and declared value

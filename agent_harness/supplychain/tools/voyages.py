@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_harness.tools.lookups import (
+from agent_harness.supplychain.tools.lookups import (
     TODAY,
     VOYAGES_SQL,
     query,
@@ -11,9 +11,8 @@ from agent_harness.tools.lookups import (
     resolve_voyage,
     voyage_summary,
 )
-from agent_harness.tools.registry import register
 
-#: The category of every tool in this module (``@register`` reads it).
+#: The category of every tool in this module (``Tool.from_function`` reads it).
 TOOL_CATEGORY = "voyages"
 
 __all__ = [
@@ -23,7 +22,6 @@ __all__ = [
 ]
 
 
-@register
 def voyage_status(voyage: str) -> dict:
     """One voyage by voyage_code (e.g. "MAE-2514W") or numeric voyage_id: vessel, carrier,
     origin and destination ports, departure/eta/arrival dates, status, sailing distance in nm,
@@ -36,7 +34,6 @@ def voyage_status(voyage: str) -> dict:
     return {"as_of": TODAY.isoformat(), **voyage_summary(resolve_voyage(voyage))}
 
 
-@register
 def delayed_voyages(ocean_region: str | None = None) -> dict:
     """Voyages with status DELAYED (past their eta_date and not arrived), most overdue first,
     with days overdue counted from today (2025-06-01), vessel and ports.
@@ -59,7 +56,6 @@ def delayed_voyages(ocean_region: str | None = None) -> dict:
     }
 
 
-@register
 def voyages_between(origin: str, destination: str) -> dict:
     """All voyages (any status) sailing from one port to another, oldest departure first, with
     dates, status, vessel and sailing distance in nm.
