@@ -460,11 +460,6 @@ def test_a_new_implementation_type_is_one_entry_of_the_table(echo_type):
         build_tool(definition_from_entry(entry, {"type": "ftp"}))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the migrations still CHECK implementation_type IN ('python', 'sql', 'javascript',"
-    " 'mcp'); issue 17 drops that list (agent_harness/backends/), then remove this mark",
-)
 def test_a_new_implementation_type_is_stored_and_called_without_a_migration(h, echo_type):
     h.tools.define("echo_it", "Echo.", PORT_SCHEMA, {"type": "echo", "prefix": ">"})
     try:

@@ -4,7 +4,7 @@ Each role method runs against a recording stand-in for the backend: every statem
 must bind every ``:name`` it uses (python-oracledb refuses a missing one) and hold no SQLite-only
 syntax. The statements themselves run in the Oracle job (the backend-parametrised tests in
 test_telemetry.py, test_breaker.py, test_tool_ranking.py, test_provenance.py,
-test_data_tools.py).
+test_data_tools.py); tests/oracle_floor.py holds the checks.
 """
 
 from __future__ import annotations

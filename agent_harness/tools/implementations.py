@@ -26,9 +26,9 @@ as keywords and raises :class:`~agent_harness.tools.tool.ToolError` for a failur
 can act on. Then add ``"http": ImplementationType("http", "what it runs", build)`` to
 :data:`IMPLEMENTATION_TYPES` (here, or at run time for an experiment). Nothing else in Python
 changes: ``h.tools.define(..., implementation={"type": "http", ...})`` and rows in
-``tool_definitions`` with ``implementation_type = 'http'`` are built from then on. (The shipped
-migrations still list the four types in a CHECK constraint; until it is dropped the database
-refuses a row of a new type.)
+``tool_definitions`` with ``implementation_type = 'http'`` are built from then on. The database
+does not list the types (migration ``m011_open_implementation_types`` dropped the CHECK that
+did), so no migration is needed either.
 """
 
 from __future__ import annotations
