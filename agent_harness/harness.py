@@ -10,7 +10,7 @@ import numpy as np
 
 from agent_harness.agents import PROJECT_AGENTS, AgentLibrary
 from agent_harness.backends import Scope, open_backend
-from agent_harness.catalog import CatalogScanner
+from agent_harness.catalog_scanner import CatalogScanner
 from agent_harness.config import Settings
 from agent_harness.embeddings import get_embedder
 from agent_harness.memory import MemoryStore

@@ -304,7 +304,7 @@ def _warm_up() -> None:
         "matplotlib.pyplot",
         "ipywidgets",
         "openai",
-        "agent_harness.agent",
+        "agent_harness.agent_loop",
         "agent_harness.workshop",
         "agent_harness.tools.registry",
         "agent_harness.tools.jsonschema_lib",  # jsonschema (tools as data load it on first use)

@@ -614,7 +614,7 @@ def test_hostile_search_text_never_raises_on_oracle(oracle_seeded, oracle_harnes
 @pytest.mark.oracle
 @ORACLE_SKIP
 def test_the_catalog_scanner_reads_oracles_dictionary(oracle_harness, oracle_memory):
-    from agent_harness.catalog import CatalogScanner
+    from agent_harness.catalog_scanner import CatalogScanner
     from agent_harness.supplychain import TABLES
 
     scanner = CatalogScanner(oracle_harness.backend, oracle_memory)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_harness.agent import TurnHooks, agent_turn
+from agent_harness.agent_loop import TurnHooks, agent_turn
 from agent_harness.observability import capture_spans
 from agent_harness.supplychain.tools.live_feeds import AIS_FEED
 

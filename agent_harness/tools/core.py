@@ -11,7 +11,7 @@ import functools
 from typing import Literal
 
 from agent_harness.backends.base import BackendError
-from agent_harness.sandbox import run_js
+from agent_harness.js_sandbox import run_js
 from agent_harness.skills import SkillNotFound
 from agent_harness.tools.context import current, current_agent
 from agent_harness.tools.readonly_sql import sql_result

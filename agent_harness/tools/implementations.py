@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_harness.backends.base import BackendError
-from agent_harness.sandbox import run_js
+from agent_harness.js_sandbox import run_js
 from agent_harness.tools.context import current
 from agent_harness.tools.parameter_rows import (
     MAX_TEXT,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_harness.supplychain.catalogue import iso6346_check_digit
+from agent_harness.supplychain.reference_data import iso6346_check_digit
 from agent_harness.supplychain.tools.lookups import (
     TODAY,
     close_matches,

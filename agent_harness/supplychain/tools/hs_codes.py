@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agent_harness.supplychain.catalogue import PRODUCTS
+from agent_harness.supplychain.reference_data import PRODUCTS
 from agent_harness.supplychain.tools.lookups import query, required_text, usd
 from agent_harness.tools.tool import ToolError
 
