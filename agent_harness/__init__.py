@@ -11,7 +11,7 @@
 from agent_harness.config import Settings
 from agent_harness.harness import Harness, connect
 from agent_harness.memory import Memory
-from agent_harness.tools.registry import ToolError, register
+from agent_harness.tools import ToolError, register
 
 __all__ = ["connect", "Harness", "Settings", "Memory", "register", "ToolError"]
 __version__ = "0.1.0"

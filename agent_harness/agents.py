@@ -23,7 +23,6 @@ import frontmatter
 import pydantic
 
 from agent_harness.access import ACCESS_LEVELS, allows, strongest
-from agent_harness.config import PROJECT_ROOT
 from agent_harness.memory import content_hash
 from agent_harness.skills import SkillNotFound
 
@@ -37,7 +36,7 @@ __all__ = [
     "allows",
 ]
 
-PROJECT_AGENTS = PROJECT_ROOT / "setup" / "agents"
+PROJECT_AGENTS = Path(__file__).resolve().parent / "playbooks" / "agents"
 _AGENT_NAME = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
 
 

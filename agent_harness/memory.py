@@ -23,12 +23,13 @@ from typing import Any
 import numpy as np
 
 from agent_harness.backends.base import SENTINEL_RANK, Backend, Scope
+from agent_harness.backends.roles.common import check_key
+from agent_harness.backends.roles.memories import FILTER_COLUMNS
 
 __all__ = ["Memory", "MemoryStore", "SEARCH_MODES", "hybrid_sql", "content_hash"]
 
 SEARCH_MODES = ("vector", "keyword", "hybrid")
-_COLUMN_FILTERS = {"id", "kind", "subject", "thread_id", "content_hash"}
-_METADATA_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_COLUMN_FILTERS = set(FILTER_COLUMNS)
 _KIND = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 MAX_K = 1000
 
@@ -182,7 +183,7 @@ class MemoryStore:
             The new memory's id.
         """
         row = self._row(content, kind, subject, metadata, thread_id)
-        return self.backend.insert_memory(row, self._vector(row))
+        return self.backend.memories.insert(row, self._vector(row))
 
     def add_many(self, entries: list[dict]) -> list[int]:
         """Store several memories in ONE transaction, embedding them in one batch.
@@ -205,7 +206,7 @@ class MemoryStore:
         ]
         vectors = self._vectors(rows)
         with self.backend.transaction():
-            return [self.backend.insert_memory(r, v) for r, v in zip(rows, vectors)]
+            return [self.backend.memories.insert(r, v) for r, v in zip(rows, vectors)]
 
     def _vectors(self, rows: list[dict]) -> list:
         if self.backend.embeds_in_database or not rows:
@@ -225,11 +226,11 @@ class MemoryStore:
         if current is None:
             raise KeyError(f"no memory with id {memory_id} in this scope")
         row = self._row(content, current.kind, subject, metadata, current.thread_id)
-        self.backend.update_memory(memory_id, row, self._vector(row))
+        self.backend.memories.update(memory_id, row, self._vector(row))
 
     def delete(self, memory_id: int) -> bool:
         """Delete a memory of this scope; True when it existed."""
-        return self.backend.delete_memory(self.scope, int(memory_id))
+        return self.backend.memories.delete(self.scope, int(memory_id))
 
     # --- reading ------------------------------------------------------------------------------
     def get(self, memory_id: int) -> Memory | None:
@@ -251,15 +252,12 @@ class MemoryStore:
         """
         where: list[tuple[str, str, Any]] = []
         for key, value in (metadata_filter or {}).items():
-            if not isinstance(key, str) or not _METADATA_KEY.match(key):
-                raise ValueError(
-                    f"filter key {key!r} is not valid: use letters, digits and _ (e.g. 'source')"
-                )
+            check_key(key)
             if isinstance(value, dict):
                 raise ValueError(f"filter value for {key!r} must be a scalar or a list")
             where.append(("column" if key in _COLUMN_FILTERS else "metadata", key, value))
         limit = max(0, min(int(limit), 100_000))
-        return [Memory.from_row(r) for r in self.backend.list_memories(self.scope, where, limit)]
+        return [Memory.from_row(r) for r in self.backend.memories.list(self.scope, where, limit)]
 
     def count(self) -> int:
         """How many memories this scope holds."""

@@ -1,7 +1,7 @@
 """Decision provenance: every agent turn leaves its trail in the database, in the same
 transaction-capable database as everything else (not a second graph store).
 
-:class:`ProvenanceRecorder` is a turn hook (see :mod:`agent_harness.agent`). Per turn it writes
+:class:`ProvenanceRecorder` is a turn hook (see :mod:`agent_harness.agent_loop`). Per turn it writes
 one ``agent_turns`` row and a tree of ``turn_events``:
 
 * ``tools_offered`` (strategy, agent, count, schema bytes and tokens) with one

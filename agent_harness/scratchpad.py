@@ -19,23 +19,23 @@ class Scratchpad:
     def write(self, path: str, content: str) -> int:
         """Replace a file's content; returns its new length."""
         self._check(content)
-        return self.backend.scratch_put(self.scope, path, content, append=False)
+        return self.backend.scratch.put(self.scope, path, content, append=False)
 
     def append(self, path: str, content: str) -> int:
         """Append to a file (creating it) in one atomic statement; returns its new length."""
         self._check(content)
-        current = self.backend.scratch_get(self.scope, path) or ""
+        current = self.backend.scratch.get(self.scope, path) or ""
         if len(current) + len(content) > MAX_FILE_CHARS:
             raise ValueError(f"a scratch file holds at most {MAX_FILE_CHARS} characters")
-        return self.backend.scratch_put(self.scope, path, content, append=True)
+        return self.backend.scratch.put(self.scope, path, content, append=True)
 
     def read(self, path: str) -> str | None:
         """A file's content, or None when it does not exist."""
-        return self.backend.scratch_get(self.scope, path)
+        return self.backend.scratch.get(self.scope, path)
 
     def list(self) -> list[dict]:
         """Files with ``path``, ``size`` and ``updated_at``."""
-        return self.backend.scratch_paths(self.scope)
+        return self.backend.scratch.paths(self.scope)
 
     @staticmethod
     def _check(content: str) -> None:

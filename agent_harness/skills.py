@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_harness.access import strongest
-from agent_harness.config import PROJECT_ROOT
 from agent_harness.memory import content_hash
 from agent_harness.skill_files import Skill, ToolGrant, parse_skill, skill_name
 
@@ -30,7 +29,7 @@ __all__ = [
     "PROJECT_SKILLS",
 ]
 
-PROJECT_SKILLS = PROJECT_ROOT / "setup" / "skills"
+PROJECT_SKILLS = Path(__file__).resolve().parent / "playbooks" / "skills"
 _skill_name = skill_name
 
 

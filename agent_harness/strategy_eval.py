@@ -17,7 +17,7 @@ import json
 import uuid
 from dataclasses import dataclass, field
 
-from agent_harness.agent import agent_turn
+from agent_harness.agent_loop import agent_turn
 from agent_harness.disclosure import STRATEGIES
 
 __all__ = ["DemoQuestion", "demo_questions", "StrategyRun", "compare_strategies", "summary"]

@@ -1,5 +1,5 @@
 """The typed records of an agent turn: each tool call, each model request, the whole turn, and
-the hooks the loop calls as they fill in (see :mod:`agent_harness.agent`)."""
+the hooks the loop calls as they fill in (see :mod:`agent_harness.agent_loop`)."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import agent_harness  # noqa: E402
 from agent_harness.backends.roles import TELEMETRY_COLUMNS  # noqa: E402
-from agent_harness.tools.definition import Tool  # noqa: E402
+from agent_harness.tools import Tool  # noqa: E402
 
 
 def echo(n: int = 0) -> dict:

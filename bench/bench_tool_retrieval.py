@@ -57,11 +57,9 @@ from agent_harness.tools import (  # noqa: E402
     ToolDefinitionWarning,
     ToolRegistry,
 )
-from agent_harness.tools.data_tools import (  # noqa: E402
-    build_tool,
-    definition_from_entry,
-    unfitting_defaults,
-)
+from agent_harness.tools.implementations import build_tool  # noqa: E402
+from agent_harness.tools.parameter_rows import unfitting_defaults  # noqa: E402
+from agent_harness.tools.tool_definitions import definition_from_entry  # noqa: E402
 
 MODES = ("vector", "keyword", "hybrid")
 #: Tools loaded for retrieval only: a call says so.

@@ -304,10 +304,10 @@ def _warm_up() -> None:
         "matplotlib.pyplot",
         "ipywidgets",
         "openai",
-        "agent_harness.agent",
+        "agent_harness.agent_loop",
         "agent_harness.workshop",
         "agent_harness.tools.registry",
-        "agent_harness.tools.data_tools",  # jsonschema
+        "agent_harness.tools.jsonschema_lib",  # jsonschema (tools as data load it on first use)
         "agent_harness.backends.embedded",  # apsw, sqlite-vec
         "agent_harness.llm.offline",
         "agent_harness.disclosure",

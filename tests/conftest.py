@@ -185,7 +185,7 @@ class FakeClock:
 
 def make_tool(name: str, behaviour, category: str = "testing", timeout_s: float = 30.0):
     """A documented test tool named ``name`` whose body is ``behaviour(n)``."""
-    from agent_harness.tools.definition import Tool
+    from agent_harness.tools import Tool
 
     def fn(n: int = 0) -> dict:
         """A test tool that answers or fails as the test says.

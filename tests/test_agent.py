@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent_harness.agent import FORCE_FINAL, agent_turn
+from agent_harness.agent_loop import FORCE_FINAL, agent_turn
 
 
 @pytest.fixture

@@ -9,8 +9,9 @@ import uuid
 import pytest
 from conftest import FakeClock, make_tool
 
-from agent_harness.breaker import BreakerError, Policy
-from agent_harness.ooda import decide
+from agent_harness.tools.breaker import BreakerError
+from agent_harness.tools.ooda import decide
+from agent_harness.tools.policy import Policy
 
 
 @pytest.fixture(scope="module")
@@ -235,11 +236,13 @@ def test_ooda_finds_slow_unused_and_flapping_tools(h, clock):
 
 
 def test_the_auto_ooda_pass_runs_every_n_calls(h, clock, monkeypatch):
-    import agent_harness.ooda as ooda
+    import agent_harness.tools.breaker as breaker
 
     runs = []
-    real = ooda.run_ooda
-    monkeypatch.setattr(ooda, "run_ooda", lambda registry, **kw: runs.append(1) or real(registry))
+    real = breaker.run_ooda
+    monkeypatch.setattr(
+        breaker, "run_ooda", lambda registry, **kw: runs.append(1) or real(registry)
+    )
     h.tools.set_policy(ooda_every_calls=7)
     try:
         for i in range(21):

@@ -7,8 +7,9 @@ import warnings
 
 import pytest
 
-from agent_harness.tools.data_tools import rows_from_schema, schema_from_rows, sql_binds
-from agent_harness.tools.definition import ToolDefinitionError, ToolDefinitionWarning
+from agent_harness.tools import ToolDefinitionError, ToolDefinitionWarning
+from agent_harness.tools.implementations import sql_binds
+from agent_harness.tools.parameter_rows import rows_from_schema, schema_from_rows
 
 PORT_SCHEMA = {
     "type": "object",
@@ -423,3 +424,46 @@ def test_define_costs_the_same_whatever_the_registry_size(h, monkeypatch):
     h.tools.define("one_more", "One more tool.", {"type": "object"}, JS_STUB)
     assert embedded == [2]  # its description and its name words, nothing else
     assert h.tools.undefine("one_more") and "one_more" not in h.tools.names()
+
+
+@pytest.fixture
+def echo_type(monkeypatch):
+    """A new implementation type, added to the one table for the test: ``echo`` returns
+    ``{"prefix": ..., "arguments": {...}}``."""
+    from agent_harness.tools import implementations
+
+    def build(definition):
+        prefix = definition.implementation.get("prefix")
+        if not isinstance(prefix, str):
+            raise ToolDefinitionError(f"tool {definition.name!r}: an echo tool needs a 'prefix'")
+        return lambda **arguments: {"prefix": prefix, "arguments": arguments}
+
+    kind = implementations.ImplementationType("echo", "its arguments, back", build)
+    monkeypatch.setitem(implementations.IMPLEMENTATION_TYPES, "echo", kind)
+    return kind
+
+
+def test_a_new_implementation_type_is_one_entry_of_the_table(echo_type):
+    from agent_harness.tools.implementations import build_tool
+    from agent_harness.tools.tool_definitions import definition_from_entry
+
+    entry = {"name": "echo_it", "description": "Echo.", "parameters": PORT_SCHEMA}
+    tool = build_tool(definition_from_entry(entry, {"type": "echo", "prefix": ">"}))
+    assert tool.implementation_type == "echo" and tool.defined_as_data
+    assert tool.function(**tool.validate({"country": "NL"})) == {
+        "prefix": ">",
+        "arguments": {"country": "NL", "limit": 5},
+    }
+    with pytest.raises(ToolDefinitionError, match="needs a 'prefix'"):
+        build_tool(definition_from_entry(entry, {"type": "echo"}))
+    with pytest.raises(ToolDefinitionError, match="not one of sql, javascript, mcp, echo"):
+        build_tool(definition_from_entry(entry, {"type": "ftp"}))
+
+
+def test_a_new_implementation_type_is_stored_and_called_without_a_migration(h, echo_type):
+    h.tools.define("echo_it", "Echo.", PORT_SCHEMA, {"type": "echo", "prefix": ">"})
+    try:
+        assert h.tools.sync_definitions()["problems"] == {}
+        assert json.loads(h.tools.call("echo_it", {"country": "NL"}))["prefix"] == ">"
+    finally:
+        h.tools.undefine("echo_it")

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from agent_harness.agent import agent_turn
+from agent_harness.agent_loop import agent_turn
 from agent_harness.disclosure import ALWAYS_ON, STRATEGIES, make_strategy
 from agent_harness.token_count import schemas_tokens
 

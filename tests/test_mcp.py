@@ -262,7 +262,7 @@ def test_an_unreachable_server_is_a_clear_tool_error(harness):
 def test_only_loopback_is_served_or_used(h):
     with pytest.raises(ValueError, match="loopback"):
         serve_http(h, host="0.0.0.0", port=_free_port())
-    from agent_harness.tools.definition import ToolDefinitionError
+    from agent_harness.tools import ToolDefinitionError
 
     with pytest.raises(ToolDefinitionError, match="loopback"):
         h.tools.define(

@@ -175,7 +175,7 @@ def test_a_failed_write_leaves_no_half_record(memory, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk full (simulated) after the row was inserted")
 
-    monkeypatch.setattr(backend, "_put_memory_vector", broken)
+    monkeypatch.setattr(backend.memories, "store_vector", broken)
     with pytest.raises(RuntimeError, match="simulated"):
         memory.add("this must not be half-stored", kind="note")
     monkeypatch.undo()

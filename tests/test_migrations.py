@@ -33,6 +33,7 @@ def test_shipped_names_are_kept():
         "m008_create_tool_definitions",
         "m009_create_tool_search",
         "m010_create_agents_and_skill_links",
+        "m011_open_implementation_types",
     ]
     # both dialects share the names (Oracle got m004_create_settings first)
     assert ORACLE_MIGRATIONS.names() == MIGRATIONS.names()
@@ -86,10 +87,10 @@ def test_names_not_positions_decide_what_is_applied(tmp_path):
     backend = EmbeddedBackend(tmp_path)
     try:
         backend.migrate()
-        backend.execute("UPDATE schema_migrations SET version = version + 10")
+        backend.execute("UPDATE schema_migrations SET version = version + 100")
         backend.execute(
             "INSERT INTO schema_migrations (version, name)"
-            " VALUES (99, 'm009_from_a_newer_checkout')"
+            " VALUES (999, 'm009_from_a_newer_checkout')"
         )
         assert backend.migrate() == []
         assert backend.applied_migrations()[-1] == "m009_from_a_newer_checkout"
@@ -122,5 +123,47 @@ def test_an_unmigrated_database_has_no_applied_migrations(tmp_path):
     backend = EmbeddedBackend(tmp_path)
     try:
         assert backend.applied_migrations() == []
+    finally:
+        backend.close()
+
+
+def test_m011_keeps_every_data_tool_and_takes_a_new_implementation_type(tmp_path):
+    """The rebuild that drops the type CHECK loses no definition and no parameter row."""
+    upto_m010 = Migrations("embedded", [m for m in MIGRATIONS if m.number <= 10])
+    backend = EmbeddedBackend(tmp_path)
+    try:
+        backend.migrations = upto_m010
+        backend.migrate()
+        definition = {
+            "name": "port_rows",
+            "description": "Rows of a port.",
+            "implementation_type": "sql",
+            "implementation": '{"statement": "SELECT 1"}',
+            "category": "ports",
+            "access_level": "read",
+            "timeout_s": 5.0,
+        }
+        parameter = {
+            "ordinal": 1,
+            "name": "port",
+            "json_type": "string",
+            "required": True,
+            "default_value": None,
+            "description": "",
+            "schema_extra": "{}",
+        }
+        backend.tool_definitions.put(definition, [parameter])
+        with pytest.raises(apsw.ConstraintError):  # before m011: the type is checked in SQL
+            backend.tool_definitions.put({**definition, "implementation_type": "wasm"}, [])
+        backend.migrations = MIGRATIONS
+        assert backend.migrate() == ["m011_open_implementation_types"]
+        [stored] = backend.tool_definitions.all()
+        assert stored["implementation_type"] == "sql"
+        assert [p["name"] for p in stored["parameters"]] == ["port"]
+        backend.tool_definitions.put(
+            {**definition, "name": "other", "implementation_type": "wasm"}, []
+        )
+        assert [d["name"] for d in backend.tool_definitions.all()] == ["other", "port_rows"]
+        assert backend.query("SELECT name FROM temp.sqlite_schema WHERE name LIKE 'm011%'") == []
     finally:
         backend.close()

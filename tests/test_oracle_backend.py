@@ -57,8 +57,17 @@ ORACLE = [pytest.mark.oracle, ORACLE_SKIP]
 
 
 def _unconnected() -> OracleBackend:
-    """The backend's SQL-building methods, which need no connection (nothing is faked)."""
-    return OracleBackend.__new__(OracleBackend)
+    """The backend's SQL-building methods on a recording connection (no database)."""
+    from agent_harness.backends.oracle.javascript import OracleJavaScript
+    from agent_harness.backends.oracle.memory import OracleMemories
+    from agent_harness.config import Settings
+    from tests.oracle_floor import RecordingConnection
+
+    backend = OracleBackend.__new__(OracleBackend)
+    backend.db = RecordingConnection()
+    backend.memories = OracleMemories(backend.db, lambda: False)
+    backend.javascript = OracleJavaScript(Settings.from_env(backend="oracle"))
+    return backend
 
 
 # === Oracle Text query escaping (runs everywhere) ============================================
@@ -458,8 +467,7 @@ def test_the_js_wrapper_reports_errors_as_data():
 
 def test_once_mle_has_failed_exec_js_runs_in_v8_and_says_why():
     backend = _unconnected()
-    backend._init_javascript()
-    backend._js_unavailable = "MLE failed in the database (ORA-04102: example)"
+    backend.javascript.unavailable = "MLE failed in the database (ORA-04102: example)"
     out = backend.run_js("console.log('x'); 6 * 7", 1000)
     assert (out["result"], out["console"]) == (42, ["x"])
     assert "client-side V8 sandbox" in out["note"] and "ORA-04102" in out["note"]
@@ -606,7 +614,7 @@ def test_hostile_search_text_never_raises_on_oracle(oracle_seeded, oracle_harnes
 @pytest.mark.oracle
 @ORACLE_SKIP
 def test_the_catalog_scanner_reads_oracles_dictionary(oracle_harness, oracle_memory):
-    from agent_harness.catalog import CatalogScanner
+    from agent_harness.catalog_scanner import CatalogScanner
     from agent_harness.supplychain import TABLES
 
     scanner = CatalogScanner(oracle_harness.backend, oracle_memory)
@@ -647,7 +655,7 @@ def _fingerprint(harness) -> dict:
     for table in TABLES:
         rows = backend.query(f"SELECT * FROM supplychain.{table.name} ORDER BY 1")
         contents[table.name] = hashlib.sha256(repr([tuple(r.values()) for r in rows]).encode())
-    readonly = backend._readonly_connection()
+    readonly = backend.supplychain.readonly.connection()
     with readonly.cursor() as cur:
         cur.execute("SELECT object_name, object_type FROM user_objects ORDER BY 1, 2")
         ro_objects = cur.fetchall()
@@ -695,7 +703,7 @@ def test_hostile_sql_is_refused_and_changes_nothing_on_oracle(
 def test_the_read_only_user_can_only_select(oracle_harness):
     import oracledb
 
-    conn = oracle_harness.backend._readonly_connection()
+    conn = oracle_harness.backend.supplychain.readonly.connection()
     with conn.cursor() as cur:
         cur.execute("SELECT privilege FROM session_privs")
         assert {r[0] for r in cur.fetchall()} == {"CREATE SESSION"}
@@ -795,7 +803,7 @@ def test_stored_and_query_vectors_come_from_one_model(oracle_harness, oracle_mem
 @ORACLE_SKIP
 def test_a_missing_model_file_falls_back_without_error(oracle_harness):
     backend = oracle_harness.backend
-    loaded = backend._model_loaded()
+    loaded = backend.embeddings.model_loaded()
     choice = choose_embedding_mode(
         "/no/such/model.zip", lambda: backend.load_onnx_model("/no/such/model.zip")
     )
@@ -834,9 +842,9 @@ def test_the_pure_environment_is_created_once(oracle_harness):
         "SELECT COUNT(*) AS n FROM user_mle_envs WHERE env_name = :name", {"name": JS_ENVIRONMENT}
     )
     assert envs[0]["n"] == 1
-    backend._drop_js_connection()  # the next call runs CREATE MLE ENV IF NOT EXISTS again
+    backend.javascript.drop_connection()  # the next call runs CREATE MLE ENV IF NOT EXISTS again
     assert backend.run_js("2", 2000) == {"result": 2, "console": []}
-    assert backend._js_unavailable is None
+    assert backend.javascript.unavailable is None
 
 
 @pytest.mark.oracle
@@ -845,7 +853,7 @@ def test_a_failing_mle_falls_back_to_v8_with_a_note(oracle_harness, monkeypatch)
     from agent_harness.backends.oracle import javascript
 
     backend = oracle_harness.backend
-    backend._drop_js_connection()
+    backend.javascript.drop_connection()
     # A context from an environment that does not exist: MLE itself fails in the database.
     broken = javascript._EVAL_PLSQL.replace("environment => :env", "environment => :env || '_X'")
     assert broken != javascript._EVAL_PLSQL
@@ -855,5 +863,5 @@ def test_a_failing_mle_falls_back_to_v8_with_a_note(oracle_harness, monkeypatch)
         assert out["result"] == 42 and "client-side V8 sandbox" in out["note"], out
         assert "client-side V8" in backend.describe()
     finally:
-        backend._js_unavailable = None
-        backend._drop_js_connection()
+        backend.javascript.unavailable = None
+        backend.javascript.drop_connection()

@@ -254,7 +254,7 @@ def _readonly_state(backend) -> dict:
     open transaction would live only in this connection. The guard's authorizer and time
     limit are paused for these few reads and restored.
     """
-    readonly = backend._readonly
+    readonly = backend.supplychain._readonly
     with readonly._lock:
         authorizer, deadline = readonly.conn.authorizer, readonly._deadline
         readonly.conn.authorizer = None

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from agent_harness.tools.registry import (
-    REGISTERED,
+from agent_harness.tools import (
     Tool,
     ToolDefinitionError,
     ToolError,
@@ -135,7 +134,7 @@ def test_refuses_missing_docstring_undocumented_or_untyped_arguments():
         Tool.from_function(untyped)
 
 
-def test_register_refuses_a_duplicate_name_but_allows_rerunning_the_same_cell():
+def test_register_refuses_a_name_a_live_harness_holds(harness):
     def run_sql(sql: str):
         """Not the real one.
 
@@ -145,8 +144,7 @@ def test_register_refuses_a_duplicate_name_but_allows_rerunning_the_same_cell():
 
     with pytest.raises(ToolDefinitionError, match="already registered"):
         register(run_sql)
-    real = REGISTERED["run_sql"].function
-    assert register(real) is real  # same module + qualname: a re-run, accepted
+    assert harness.tools.get("run_sql").source == "agent_harness.tools.core.run_sql"
 
 
 def test_every_required_tool_is_registered_and_documented(harness):
@@ -235,3 +233,129 @@ def test_retrieve_without_always_on(harness):
 
 def test_sync_is_idempotent(harness):
     assert harness.tools.sync()["added_or_changed"] == 0
+
+
+# --- @register reaches live registries (agent_harness.tools.following) ------------------------
+def _berths_tool(description: str = "How many berths a port has."):
+    def berths_of(port: str) -> dict:
+        """Placeholder.
+
+        Args:
+            port: The port's UN/LOCODE, like NLRTM.
+        """
+        return {"port": port, "berths": 35}
+
+    berths_of.__doc__ = berths_of.__doc__.replace("Placeholder.", description)
+    return Tool.from_function(berths_of, category="ports")
+
+
+@pytest.fixture
+def followed(fresh_harness):
+    """A registry like a harness's (the library's tools) following a registration table of
+    its own, so nothing leaks into the process's REGISTERED."""
+    from agent_harness.harness import library_tools
+    from agent_harness.tools.decorator import RegisteredTools
+
+    registered = RegisteredTools()
+    registry = ToolRegistry(fresh_harness, library_tools(), registered=registered)
+    yield registry, registered
+    for name in list(registered):
+        del registered[name]
+    registry.sync()  # the test tools' toolbox rows go
+    registry.close()
+
+
+def test_a_tool_registered_after_the_registry_is_made_is_callable_and_retrieved(followed):
+    registry, registered = followed
+    heard = []
+    registry.on_change(lambda tool, what: heard.append((tool, what)))
+    registered.add(_berths_tool())
+    assert heard == [("berths_of", "added")]
+    assert json.loads(registry.call("berths_of", {"port": "NLRTM"})) == {
+        "port": "NLRTM",
+        "berths": 35,
+    }
+    stored = {r["name"] for r in registry.harness.backend.indexed_rows("toolbox")}
+    assert "berths_of" not in stored  # registering wrote nothing to the database
+    names = [s["function"]["name"] for s in registry.retrieve("berths of a port", k=3)]
+    assert "berths_of" in names  # the retrieve indexed it first
+    registered.add(_berths_tool("How many berths and quays a port has."))  # the cell re-run
+    assert heard[-1] == ("berths_of", "changed")
+    assert registry.get("berths_of").description == "How many berths and quays a port has."
+    assert registry.sync()["added_or_changed"] == 1  # re-indexed with the new description
+    del registered["berths_of"]
+    assert heard[-1] == ("berths_of", "removed") and "berths_of" not in registry.names()
+
+
+def test_a_name_a_live_registry_holds_is_refused_everywhere(followed, fresh_harness):
+    from conftest import make_tool
+
+    registry, registered = followed
+    other = ToolRegistry(fresh_harness, tools=[make_tool("berths_of", dict)], always_on=())
+    registered.follow(other)
+
+    def port_info(port: str) -> dict:
+        """My own port lookup.
+
+        Args:
+            port: A UN/LOCODE such as NLRTM.
+        """
+
+    with pytest.raises(ToolDefinitionError, match="already registered .by agent_harness"):
+        registered.add(Tool.from_function(port_info))
+    with pytest.raises(ToolDefinitionError, match="already registered"):
+        registered.add(_berths_tool())  # `other` holds another function of that name
+    assert "berths_of" not in registered and "berths_of" not in registry.names()
+    assert registry.get("port_info").source.startswith("agent_harness.supplychain.tools")
+    registered.unfollow(other)
+
+
+def test_a_registered_tool_whose_name_is_taken_is_left_out_with_a_warning(fresh_harness):
+    from agent_harness.harness import library_tools
+    from agent_harness.tools import ToolDefinitionWarning
+    from agent_harness.tools.decorator import RegisteredTools
+
+    def port_info(port: str) -> dict:
+        """My own port lookup.
+
+        Args:
+            port: A UN/LOCODE such as NLRTM.
+        """
+
+    registered = RegisteredTools()
+    registered.add(Tool.from_function(port_info))  # no harness yet: nobody to refuse it
+    with pytest.warns(ToolDefinitionWarning, match="left out of this harness"):
+        registry = ToolRegistry(fresh_harness, library_tools(), registered=registered)
+    assert registry.get("port_info").source == "agent_harness.supplychain.tools.ports.port_info"
+    registry.close()
+
+
+def test_a_closed_registry_no_longer_follows(followed):
+    registry, registered = followed
+    registry.close()
+    registered.add(_berths_tool())
+    assert "berths_of" not in registry.names()
+
+
+def test_importing_the_tool_modules_registers_nothing():
+    import subprocess
+    import sys
+
+    code = (
+        "import agent_harness, agent_harness.harness, agent_harness.tools.core,"
+        " agent_harness.supplychain.tools\n"
+        "from agent_harness.tools import REGISTERED\n"
+        "print(len(REGISTERED))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "0"
+
+
+def test_a_tool_function_called_outside_a_call_says_how_to_run_it(harness):
+    from agent_harness.supplychain.tools import find_vessel
+    from agent_harness.tools.context import NoCurrentHarness, using
+
+    with pytest.raises(NoCurrentHarness, match=r"h\.tools\.call.*with using\(h\)"):
+        find_vessel("maersk")
+    with using(harness):
+        assert find_vessel("maersk")["count"] >= 1

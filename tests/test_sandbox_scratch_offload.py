@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from agent_harness.js_sandbox import run_js
 from agent_harness.offload import preview
-from agent_harness.sandbox import run_js
 
 
 def test_js_returns_last_value_and_console():

@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from conftest import make_tool
 
-from agent_harness.tools.definition import ToolError
+from agent_harness.tools import ToolError
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from agent_harness.backends.base import (
+    ROLES,
     SENTINEL_RANK,
     Backend,
     BackendError,
@@ -18,6 +19,7 @@ from agent_harness.config import Settings
 __all__ = [
     "Backend",
     "BackendError",
+    "ROLES",
     "ReadOnlyResult",
     "ReadOnlyViolation",
     "Scope",

@@ -1,19 +1,22 @@
-"""The backend boundary: what the harness needs from a database, with no dialect in it.
+"""The backend boundary: one connection and the role objects the harness stores through.
+
+A :class:`Backend` owns ONE :class:`~agent_harness.backends.connection.Connection` (its lock,
+transactions, plain SQL, the dialect's spelling) and one object per storage concern, each
+declared here with its type (:mod:`agent_harness.backends.roles`): memories, the toolbox and
+skillbox, the scratchpad, telemetry, breakers, tool ranking, provenance, tool definitions, the
+skill graph, agents, the demo data. Roles are composed, not inherited: every role reaches the
+database only through the connection's public methods.
 
 Two backends implement it, one package per SQL dialect: :mod:`agent_harness.backends.embedded`
 (SQLite + FTS5 + sqlite-vec, the default) and :mod:`agent_harness.backends.oracle` (Oracle AI
-Database: VECTOR columns, HNSW, Oracle Text). Every dialect-specific statement lives in its
-package (``tests/test_backend_layout.py`` checks it); the memory store, the catalog scanner, the
-tool registry, the skills library and the migration runner are written once against this
-interface.
+Database: VECTOR columns, HNSW, Oracle Text). A dialect package holds only what differs: its
+connection, its migrations, and the role methods whose statements its dialect spells its own
+way. The memory store, the catalog scanner, the tool registry, the skills library and the
+migration runner are written once against this interface.
 
-Two design choices keep the interface from being SQLite-shaped:
-
-* Search is composed from **SQL fragments** (a vector-ranked subquery, a text-ranked subquery, a
-  top-k clause) so hybrid Reciprocal Rank Fusion is ONE statement on both backends, and so the
-  workshop can show the attendee the dialect pieces and let them write the fusion themselves.
-* Query vectors are passed as an already-computed vector **and** the query text: a backend that
-  embeds inside the database (Oracle's ``VECTOR_EMBEDDING``) may use the text instead.
+Search is composed from **SQL fragments** (a vector-ranked subquery, a text-ranked subquery, a
+top-k clause) so hybrid Reciprocal Rank Fusion is ONE statement on both backends, and so the
+workshop can show the attendee the dialect pieces and let them write the fusion themselves.
 """
 
 from __future__ import annotations
@@ -21,15 +24,31 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from agent_harness.backends.connection import Connection
+from agent_harness.backends.errors import BackendError, ReadOnlyViolation
 from agent_harness.backends.migrations import (
     Migrations,
     applied_migration_names,
     apply_migrations,
+)
+from agent_harness.backends.roles import (
+    Agents,
+    Breakers,
+    IndexedBoxes,
+    MemoryTable,
+    Provenance,
+    ReadOnlyResult,
+    Scope,
+    ScratchFiles,
+    SkillGraph,
+    SupplyChain,
+    Telemetry,
+    ToolDefinitions,
+    ToolRanking,
 )
 
 __all__ = [
@@ -37,6 +56,7 @@ __all__ = [
     "BackendError",
     "ReadOnlyViolation",
     "ReadOnlyResult",
+    "ROLES",
     "Scope",
     "SENTINEL_RANK",
 ]
@@ -44,34 +64,28 @@ __all__ = [
 # The rank given to an item that one of the two ranked lists did not return.
 SENTINEL_RANK = 999999
 
-
-class BackendError(RuntimeError):
-    """A database problem the user can act on; the message says what to do."""
-
-
-class ReadOnlyViolation(BackendError):
-    """A statement sent to the read-only connection tried to change something."""
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Whose memories: every memory belongs to one user and one agent."""
-
-    user_id: str
-    agent_id: str
-
-
-@dataclass(frozen=True)
-class ReadOnlyResult:
-    """Rows from the read-only connection."""
-
-    columns: list[str]
-    rows: list[list[Any]]
-    truncated: bool
+#: Every role a backend carries: attribute -> the type it must be (checked by a test).
+ROLES: dict[str, type] = {
+    "db": Connection,
+    "memories": MemoryTable,
+    "boxes": IndexedBoxes,
+    "scratch": ScratchFiles,
+    "telemetry": Telemetry,
+    "breakers": Breakers,
+    "tool_ranking": ToolRanking,
+    "provenance": Provenance,
+    "tool_definitions": ToolDefinitions,
+    "skill_graph": SkillGraph,
+    "agents": Agents,
+    "supplychain": SupplyChain,
+}
 
 
 class Backend(abc.ABC):
-    """A database that stores the harness and serves the SUPPLYCHAIN data."""
+    """A database that stores the harness and serves the SUPPLYCHAIN data.
+
+    A dialect's ``__init__`` sets :attr:`db` and every role of :data:`ROLES`.
+    """
 
     name: str = "abstract"
     #: True when the database computes embeddings itself (then ``vector`` args may be None).
@@ -79,12 +93,19 @@ class Backend(abc.ABC):
     #: True when the backend can load an embedding model into the database (an extra
     #: ``workshop setup`` step: :meth:`setup_embeddings`).
     can_embed_in_database: bool = False
-    #: Role objects of the self-healing registry (:mod:`agent_harness.backends.roles`), set
-    #: by each backend: ``telemetry``, ``breakers``, ``tool_ranking``, ``provenance``.
-    telemetry: Any
-    breakers: Any
-    tool_ranking: Any
-    provenance: Any
+
+    db: Connection
+    memories: MemoryTable
+    boxes: IndexedBoxes
+    scratch: ScratchFiles
+    telemetry: Telemetry
+    breakers: Breakers
+    tool_ranking: ToolRanking
+    provenance: Provenance
+    tool_definitions: ToolDefinitions
+    skill_graph: SkillGraph
+    agents: Agents
+    supplychain: SupplyChain
 
     #: This dialect's named migrations (``backends/<dialect>/migrations.py``).
     migrations: Migrations
@@ -92,6 +113,15 @@ class Backend(abc.ABC):
     migration_ledger_ddl: str = ""
     #: What the dialect raises when ``schema_migrations`` does not exist yet.
     missing_ledger_errors: tuple[type[Exception], ...] = ()
+
+    # --- what a dialect writes -----------------------------------------------------------------
+    @abc.abstractmethod
+    def describe(self) -> str:
+        """One line saying which database this is and where."""
+
+    @abc.abstractmethod
+    def run_migration_step(self, step: Any) -> None:
+        """Run one step of one of this dialect's migrations."""
 
     # --- life cycle -------------------------------------------------------------------------
     def migrate(self) -> list[str]:
@@ -105,131 +135,84 @@ class Backend(abc.ABC):
         """Names of the migrations applied to this database, in order."""
         return applied_migration_names(self)
 
-    @abc.abstractmethod
-    def run_migration_step(self, step: Any) -> None:
-        """Run one step of one of this dialect's migrations."""
-
-    @abc.abstractmethod
     def close(self) -> None:
         """Close every connection."""
-
-    @abc.abstractmethod
-    def transaction(self) -> AbstractContextManager[None]:
-        """A context manager: everything inside commits together or not at all."""
-
-    @abc.abstractmethod
-    def describe(self) -> str:
-        """One line saying which database this is and where."""
+        self.supplychain.close()
+        self.db.close()
 
     # --- plain SQL on the harness connection ------------------------------------------------
-    @abc.abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """Everything inside commits together or not at all (holds the connection's lock)."""
+        return self.db.transaction()
+
     def query(self, sql: str, binds: dict | None = None) -> list[dict]:
         """Run a query on the harness connection; rows as dicts with lower-case keys."""
+        return self.db.query(sql, binds)
 
-    @abc.abstractmethod
-    def execute(self, sql: str, binds: dict | None = None) -> None:
-        """Run one statement on the harness connection."""
+    def execute(self, sql: str, binds: dict | None = None) -> int:
+        """Run one statement on the harness connection; return how many rows it changed."""
+        return self.db.execute(sql, binds)
 
-    # --- SUPPLYCHAIN ------------------------------------------------------------------------
-    @abc.abstractmethod
+    # --- SUPPLYCHAIN (the ``supplychain`` role) ---------------------------------------------
     def supplychain_loaded(self) -> bool:
         """True when the demo schema exists and holds data."""
+        return self.supplychain.loaded()
 
-    @abc.abstractmethod
     def load_supplychain(self, tables: Sequence, rows: dict[str, list[tuple]]) -> dict[str, int]:
         """(Re)create the demo schema with comments and load its rows; return row counts."""
+        return self.supplychain.load(tables, rows)
 
-    @abc.abstractmethod
     def set_comment(self, table: str, column: str | None, comment: str) -> None:
         """Change a table comment (column None) or a column comment, like COMMENT ON."""
+        self.supplychain.set_comment(table, column, comment)
 
-    @abc.abstractmethod
     def readonly_query(
         self, sql: str, binds: dict | None = None, max_rows: int = 50, timeout_s: float = 5.0
     ) -> ReadOnlyResult:
-        """Run ONE statement on a connection that cannot change anything.
+        """Run ONE statement on a connection that cannot change anything (``run_sql``)."""
+        return self.supplychain.readonly_query(sql, binds, max_rows, timeout_s)
 
-        Raises:
-            ReadOnlyViolation: The statement would write, change schema or settings, or attach.
-            BackendError: Any other SQL error, a second statement, or the time limit.
-        """
-
-    # --- memory -----------------------------------------------------------------------------
-    @abc.abstractmethod
-    def insert_memory(self, row: dict, vector: np.ndarray | None) -> int:
-        """Insert one memory (keys: user_id, agent_id, thread_id, kind, subject, content,
-        metadata (JSON text), content_hash) with its vector; return the new id."""
-
-    @abc.abstractmethod
-    def update_memory(self, memory_id: int, row: dict, vector: np.ndarray | None) -> None:
-        """Replace content, subject, metadata and content_hash of a memory, and its vector."""
-
-    @abc.abstractmethod
-    def delete_memory(self, scope: Scope, memory_id: int) -> bool:
-        """Delete a memory of this scope; True when something was deleted."""
-
-    @abc.abstractmethod
-    def list_memories(
-        self, scope: Scope, where: list[tuple[str, str, Any]], limit: int
-    ) -> list[dict]:
-        """Memories of a scope, newest first, filtered by ``(target, key, value)`` triples
-        where target is ``column`` or ``metadata``; a list value means IN."""
-
-    # SQL fragments for search. Binds they use: :qv, :q, :per_list, :user_id, :agent_id, :k,
-    # :rrf_k and :kind0.. for the kinds filter. Each ranked fragment returns (id, r, score).
-    @abc.abstractmethod
+    # --- notebook 02's names for the search fragments (the ``memories`` role) --------------
     def vector_ranked_sql(self, n_kinds: int = 0, exclude: bool = False) -> str:
         """Subquery: memories of the scope ranked by cosine distance to :qv, best :per_list."""
+        return self.memories.vector_ranked_sql(n_kinds, exclude)
 
-    @abc.abstractmethod
     def text_ranked_sql(self, n_kinds: int = 0, exclude: bool = False) -> str:
         """Subquery: memories of the scope ranked by full-text score for :q, best :per_list."""
+        return self.memories.text_ranked_sql(n_kinds, exclude)
 
-    @abc.abstractmethod
     def top_k_sql(self) -> str:
         """The clause that keeps the first :k rows of an ordered query."""
+        return self.memories.top_k_sql()
 
-    @abc.abstractmethod
+    def memory_columns_sql(self, alias: str = "m") -> str:
+        """The select list of memory columns (id, user_id, ..., updated_at) for ``alias``."""
+        return self.memories.columns_sql(alias)
+
     def text_query(self, text: str) -> str:
         """Turn any user text into a safe full-text query string (never raises)."""
+        return self.db.dialect.text_query(text)
 
-    @abc.abstractmethod
     def vector_bind(self, vector: np.ndarray) -> Any:
         """The bind value for a query vector."""
+        return self.db.dialect.vector_bind(vector)
 
-    @abc.abstractmethod
-    def memory_columns_sql(self, alias: str = "m") -> str:
-        """The select list of memory columns (id, user_id, ..., created_at) for ``alias``."""
-
-    # --- vector-indexed catalogs: the toolbox and the skillbox -------------------------------
-    @abc.abstractmethod
+    # --- the toolbox and the skillbox (the ``boxes`` role) ----------------------------------
     def upsert_indexed(self, box: str, key: str, fields: dict, vector: np.ndarray | None) -> None:
         """Insert or replace one row of ``box`` ('toolbox' or 'skillbox') keyed by name."""
+        self.boxes.upsert(box, key, fields, vector)
 
-    @abc.abstractmethod
     def delete_indexed(self, box: str, keys: Sequence[str]) -> None:
         """Delete rows of a box by name."""
+        self.boxes.delete(box, keys)
 
-    @abc.abstractmethod
     def indexed_rows(self, box: str, names: Sequence[str] | None = None) -> list[dict]:
         """Every row of a box (without vectors), or only the rows of these names."""
+        return self.boxes.rows(box, names)
 
-    @abc.abstractmethod
     def nearest_indexed(self, box: str, vector: np.ndarray, k: int, text: str = "") -> list[str]:
         """Names of the k rows of a box nearest to the vector, nearest first."""
-
-    # --- scratchpad ---------------------------------------------------------------------------
-    @abc.abstractmethod
-    def scratch_put(self, scope: Scope, path: str, content: str, append: bool) -> int:
-        """Write or append (atomically) a scratch file; return its new length."""
-
-    @abc.abstractmethod
-    def scratch_get(self, scope: Scope, path: str) -> str | None:
-        """A scratch file's content, or None."""
-
-    @abc.abstractmethod
-    def scratch_paths(self, scope: Scope) -> list[dict]:
-        """Scratch files of a scope: path, size, updated_at."""
+        return self.boxes.nearest_names(box, vector, k)
 
     # --- optional hooks: the defaults mean "do it in Python" -------------------------------------
     def embed_texts(self, texts: list[str]) -> np.ndarray | None:
@@ -247,7 +230,7 @@ class Backend(abc.ABC):
 
     def run_js(self, code: str, timeout_ms: int) -> dict | None:
         """Run ``exec_js`` code in the database: ``{"result"|"error", "console"}``, or None to
-        use the client-side V8 sandbox (:func:`agent_harness.sandbox.run_js`)."""
+        use the client-side V8 sandbox (:func:`agent_harness.js_sandbox.run_js`)."""
         return None
 
     def doctor_checks(self) -> list[tuple[str, str, Callable[[], str]]]:
@@ -255,15 +238,5 @@ class Backend(abc.ABC):
         return []
 
     # --- helpers shared by all backends -------------------------------------------------------
-    @staticmethod
-    def kinds_sql(column: str, n_kinds: int, exclude: bool) -> str:
-        """The ``AND column [NOT] IN (:kind0, ...)`` filter of a ranked fragment ("" if none)."""
-        if not n_kinds:
-            return ""
-        names = ", ".join(f":kind{i}" for i in range(n_kinds))
-        return f" AND {column} {'NOT IN' if exclude else 'IN'} ({names})"
-
-    @staticmethod
-    def kind_binds(kinds: Sequence[str] | None) -> dict[str, str]:
-        """Binds :kind0, :kind1, ... for a kinds filter."""
-        return {f"kind{i}": k for i, k in enumerate(kinds or ())}
+    kinds_sql = staticmethod(MemoryTable.kinds_sql)
+    kind_binds = staticmethod(MemoryTable.kind_binds)

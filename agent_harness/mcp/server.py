@@ -52,7 +52,7 @@ class HarnessMcpServer(Server):
         self.toolset = toolset
         instructions = _INSTRUCTIONS
         if toolset.agent is not None:  # the agent's prompt and skill manifest, as in the loop
-            from agent_harness.agent import agent_system_prompt
+            from agent_harness.agent_loop import agent_system_prompt
 
             instructions = agent_system_prompt(toolset.harness, toolset.agent)
         self.bus = InMemorySubscriptionBus()

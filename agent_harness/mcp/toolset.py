@@ -33,7 +33,8 @@ def mcp_tool(tool) -> types.Tool:
     feeds, tools imported from another MCP server).
     """
     access = getattr(tool, "access_level", "read") or "read"
-    open_world = tool.category in ("live", "mcp") or tool.source.startswith("data:mcp")
+    kind = getattr(tool, "implementation_type", "python")
+    open_world = tool.category in ("live", "mcp") or kind == "mcp"
     return types.Tool(
         name=tool.name,
         description=tool.description,

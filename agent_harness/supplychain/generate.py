@@ -1,7 +1,7 @@
 """Deterministic demo data for the SUPPLYCHAIN schema.
 
 Everything comes from one ``random.Random(SEED)`` and the fixed catalogues of
-:mod:`~agent_harness.supplychain.catalogue`, never from the clock: ``generate()`` returns the
+:mod:`~agent_harness.supplychain.reference_data`, never from the clock: ``generate()`` returns the
 same rows on every call and every machine, and ``data_digest()`` proves it. "Today" in the data
 is :data:`REFERENCE_DATE`.
 
@@ -19,7 +19,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from agent_harness.supplychain.catalogue import (
+from agent_harness.supplychain.reference_data import (
     CARRIERS,
     COMPANIES,
     MAX_GROSS_KG,

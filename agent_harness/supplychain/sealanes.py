@@ -2,7 +2,7 @@
 
 A small graph of open-water waypoints (Malacca, Bab-el-Mandeb, Suez, Gibraltar, the Channel,
 Panama, the Cape of Good Hope, Tsugaru, ...), each checked against a coastline mask, joins the
-ports of :data:`agent_harness.supplychain.catalogue.PORTS`. :func:`sea_route` finds the
+ports of :data:`agent_harness.supplychain.reference_data.PORTS`. :func:`sea_route` finds the
 shortest route between two ports, so a voyage's ``distance_nm`` is a sailing distance and
 every AIS fix can lie on open water.
 """
@@ -15,7 +15,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from agent_harness.supplychain.catalogue import PORTS
+from agent_harness.supplychain.reference_data import PORTS
 from agent_harness.supplychain.schema import OCEAN_REGIONS
 
 __all__ = [

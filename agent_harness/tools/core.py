@@ -1,19 +1,24 @@
 """The core tools: SQL, knowledge, memory, JavaScript, skills, scratchpad, catalog, offload.
 
-The always-on set (sent on every turn) is :data:`agent_harness.tools.registry.ALWAYS_ON`.
+Plain functions: importing this module registers nothing. Every harness registers them through
+:func:`tools` (with their categories and access levels). The always-on set (sent on every
+turn) is :data:`agent_harness.tools.registry.ALWAYS_ON`.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 from agent_harness.backends.base import BackendError
-from agent_harness.sandbox import run_js
+from agent_harness.js_sandbox import run_js
 from agent_harness.skills import SkillNotFound
 from agent_harness.tools.context import current, current_agent
-from agent_harness.tools.registry import ToolError, register
+from agent_harness.tools.readonly_sql import sql_result
+from agent_harness.tools.tool import Tool, ToolError
 
 __all__ = [
+    "tools",
     "run_sql",
     "search_knowledge",
     "remember",
@@ -32,17 +37,6 @@ MAX_SQL_ROWS = 1000
 SNIPPET_CHARS = 500
 
 
-def sql_result(result) -> dict:
-    """A read-only query's result as tools return it: columns, rows, row_count, truncated."""
-    return {
-        "columns": result.columns,
-        "rows": result.rows,
-        "row_count": len(result.rows),
-        "truncated": result.truncated,
-    }
-
-
-@register(category="core")
 def run_sql(sql: str, max_rows: int = 50, binds: dict | None = None) -> dict:
     """Run ONE read-only SELECT (or WITH ... SELECT) on supplychain.<table>: carriers, ports,
     vessels, voyages, vessel_positions, containers, cargo_items.
@@ -62,7 +56,6 @@ def run_sql(sql: str, max_rows: int = 50, binds: dict | None = None) -> dict:
     return sql_result(result)
 
 
-@register(category="knowledge")
 def search_knowledge(
     query: str,
     k: int = 5,
@@ -97,7 +90,6 @@ def search_knowledge(
     ]
 
 
-@register(category="knowledge", access_level="write")
 def remember(content: str, kind: str = "note", subject: str | None = None) -> dict:
     """Store a fact in long-term memory so later turns can find it with search_knowledge.
 
@@ -113,7 +105,6 @@ def remember(content: str, kind: str = "note", subject: str | None = None) -> di
     return {"id": memory_id, "stored": True}
 
 
-@register(category="core", access_level="execute")
 def exec_js(code: str, timeout_ms: int = 1000) -> dict:
     """Run JavaScript in a sandbox (no files, no network) for calculations.
 
@@ -128,7 +119,6 @@ def exec_js(code: str, timeout_ms: int = 1000) -> dict:
     return in_database if in_database is not None else run_js(code, timeout_ms)
 
 
-@register(category="skills")
 def load_skill(name: str) -> str:
     """Load a skill by its name from the manifest: its playbook (steps, SQL examples).
 
@@ -150,7 +140,6 @@ def load_skill(name: str) -> str:
         raise ToolError(str(e)) from e
 
 
-@register(category="skills")
 def list_skills(query: str | None = None, k: int = 10) -> list[dict]:
     """List available skills (playbooks): the ones closest to a topic, or all of them.
 
@@ -168,7 +157,6 @@ def _scratch_path(path: str) -> str:
     return path
 
 
-@register(category="scratchpad", access_level="write")
 def scratch_write(path: str, content: str) -> dict:
     """Write (replace) a file in the agent's scratchpad, to keep notes between steps.
 
@@ -180,7 +168,6 @@ def scratch_write(path: str, content: str) -> dict:
     return {"path": _scratch_path(path), "size": scratch.write(_scratch_path(path), content)}
 
 
-@register(category="scratchpad")
 def scratch_read(path: str) -> dict:
     """Read a file from the agent's scratchpad.
 
@@ -193,7 +180,6 @@ def scratch_read(path: str) -> dict:
     return {"path": _scratch_path(path), "content": content}
 
 
-@register(category="scratchpad", access_level="write")
 def scratch_append(path: str, content: str) -> dict:
     """Append text to a scratchpad file (creating it), atomically.
 
@@ -205,13 +191,11 @@ def scratch_append(path: str, content: str) -> dict:
     return {"path": _scratch_path(path), "size": scratch.append(_scratch_path(path), content)}
 
 
-@register(category="scratchpad")
 def scratch_list() -> list[dict]:
     """List the files in the agent's scratchpad with their sizes."""
     return current().scratchpad.list()
 
 
-@register(category="knowledge", access_level="write")
 def scan_database(owner: str = "SUPPLYCHAIN") -> dict:
     """Scan a schema's tables, columns and foreign keys into memory (idempotent).
 
@@ -224,7 +208,6 @@ def scan_database(owner: str = "SUPPLYCHAIN") -> dict:
         raise ToolError(str(e)) from e
 
 
-@register(category="core")
 def fetch_tool_output(tool_call_id: str) -> dict:
     """Fetch the WHOLE output of an earlier tool call that was shown cut short.
 
@@ -232,3 +215,22 @@ def fetch_tool_output(tool_call_id: str) -> dict:
         tool_call_id: The id given in the "...[+N chars. full output: ...]" marker.
     """
     return current().offload.fetch(tool_call_id)
+
+
+@functools.cache
+def tools() -> tuple[Tool, ...]:
+    """The core tools, built once, for a harness to register (importing registers nothing)."""
+    return (
+        Tool.from_function(run_sql, category="core"),
+        Tool.from_function(search_knowledge, category="knowledge"),
+        Tool.from_function(remember, category="knowledge", access_level="write"),
+        Tool.from_function(exec_js, category="core", access_level="execute"),
+        Tool.from_function(load_skill, category="skills"),
+        Tool.from_function(list_skills, category="skills"),
+        Tool.from_function(scratch_write, category="scratchpad", access_level="write"),
+        Tool.from_function(scratch_read, category="scratchpad"),
+        Tool.from_function(scratch_append, category="scratchpad", access_level="write"),
+        Tool.from_function(scratch_list, category="scratchpad"),
+        Tool.from_function(scan_database, category="knowledge", access_level="write"),
+        Tool.from_function(fetch_tool_output, category="core"),
+    )

@@ -34,7 +34,7 @@ import pydantic
 from agent_harness.backends.roles import utc_now
 from agent_harness.observability import tool_span
 from agent_harness.tools import context
-from agent_harness.tools.definition import Tool, ToolError, allows
+from agent_harness.tools.tool import Tool, ToolError, allows
 from agent_harness.values import dumps
 
 __all__ = [

@@ -1,6 +1,6 @@
 """A tool's parameters as ``tool_parameters`` rows, back to a JSON schema, and the validator.
 
-Tools as data (:mod:`agent_harness.tools.data_tools`) store one row per argument: its JSON
+Tools as data (:mod:`agent_harness.tools.tool_definitions`) store one row per argument: its JSON
 type, whether it is required, its default, its description and any further JSON-schema
 keywords. :func:`rows_from_schema` and :func:`schema_from_rows` are inverses;
 :func:`validator` checks a call's arguments against the schema with the ``jsonschema``
@@ -13,8 +13,7 @@ import json
 import re
 from typing import Any
 
-from agent_harness.tools.definition import ToolDefinitionError
-from agent_harness.tools.jsonschema_lib import jsonschema
+from agent_harness.tools.tool import ToolDefinitionError
 
 __all__ = [
     "JSON_TYPES",
@@ -27,10 +26,19 @@ __all__ = [
 
 JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 #: Argument names: as public schemas write them (bind variables of sql tools are the
-#: identifier-shaped ones, see :func:`~agent_harness.tools.data_tools.sql_binds`).
+#: identifier-shaped ones, see :func:`~agent_harness.tools.implementations.sql_binds`).
 _ARGUMENT = re.compile(r"^[A-Za-z0-9_.$@-]{1,64}$")
 #: The longest description, argument schema or default stored (Oracle's VARCHAR2(4000) columns).
 MAX_TEXT = 4000
+
+
+def _jsonschema():
+    """The jsonschema library, imported on first use: it costs about 0.5 s of import time
+    that only a kernel defining or calling tools as data needs (``import agent_harness`` does
+    not pay it)."""
+    from agent_harness.tools.jsonschema_lib import jsonschema
+
+    return jsonschema
 
 
 def _has_ref(node: Any) -> bool:
@@ -78,6 +86,7 @@ def rows_from_schema(name: str, schema: dict) -> list[dict]:
     """
     if not isinstance(schema, dict) or schema.get("type", "object") != "object":
         raise ToolDefinitionError(f"tool {name!r}: parameters must be a JSON schema of type object")
+    jsonschema = _jsonschema()
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as e:
@@ -144,7 +153,7 @@ def unfitting_defaults(name: str, schema: dict) -> list[str]:
 
 
 def _without_default(spec: dict):
-    return jsonschema.Draft202012Validator({k: v for k, v in spec.items() if k != "default"})
+    return _jsonschema().Draft202012Validator({k: v for k, v in spec.items() if k != "default"})
 
 
 def _default_fits(spec: dict) -> bool:
@@ -181,7 +190,7 @@ def validator(name: str, schema: dict):
     """A function that checks a call's arguments against ``schema`` (from
     :func:`schema_from_rows`) and returns them with the defaults that fit filled in; it raises
     ``ValueError`` naming up to five problems and what the tool takes."""
-    checker = jsonschema.Draft202012Validator(schema)
+    checker = _jsonschema().Draft202012Validator(schema)
     takes = ", ".join(f"{n}{'' if n in schema['required'] else '?'}" for n in schema["properties"])
     defaults = {
         n: s["default"]

@@ -1,7 +1,8 @@
 """The tool registry of one harness: a catalog in SQL that watches its own tools.
 
-:class:`ToolRegistry` keeps the tools (``@register``-ed functions, see
-:mod:`agent_harness.tools.definition`) in the vector-indexed ``toolbox`` table and
+:class:`ToolRegistry` keeps the tools (functions turned into tools, see
+:mod:`agent_harness.tools.tool`, and tools defined as rows) in the vector-indexed ``toolbox``
+table and
 
 * **retrieves** the tools for a query: ranked by relevance first (meaning, words or both
   fused) and track record second in ONE statement (:meth:`rank`), filtered by category, open
@@ -11,50 +12,34 @@
   hooks: telemetry (one ``tool_telemetry`` row per call) and the circuit breaker;
 * **watches** them: :meth:`stats` (sliding-window statistics in SQL), :meth:`ooda` (observe,
   orient, decide, act), :meth:`disable` / :meth:`enable` by hand, :meth:`policy`.
+
+A harness builds its registry from the library's tools (core and SUPPLYCHAIN, passed in
+explicitly) and FOLLOWS :data:`~agent_harness.tools.decorator.REGISTERED`: a tool registered
+with ``@register`` before or after ``connect()`` is callable at once and indexed on the next
+:meth:`retrieve`, :meth:`rank` or :meth:`sync` (:mod:`agent_harness.tools.following`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from agent_harness.backends.roles import utc_now
-from agent_harness.breaker import CircuitBreaker
 from agent_harness.memory import content_hash
-from agent_harness.telemetry import TelemetryRecorder
-from agent_harness.tools.data_registry import ToolsAsData
-from agent_harness.tools.definition import (
-    REGISTERED,
-    Tool,
-    ToolDefinitionError,
-    ToolDefinitionWarning,
-    ToolError,
-    _add,
-    name_words,
-    parse_docstring,
-    register,
-)
+from agent_harness.tools.breaker import CircuitBreaker
+from agent_harness.tools.decorator import RegisteredTools
 from agent_harness.tools.dispatch import HookFailures, ToolCall, ToolResult, dispatch
+from agent_harness.tools.following import RegistryFollow
 from agent_harness.tools.request_parts import interleave, request_parts
+from agent_harness.tools.telemetry import TelemetryRecorder
+from agent_harness.tools.tool import Tool, add_tool, name_words
+from agent_harness.tools.tools_as_data import ToolsAsData
 from agent_harness.tools.watching import RegistryWatch
 
-__all__ = [
-    "register",
-    "Tool",
-    "ToolCall",
-    "ToolResult",
-    "ToolError",
-    "ToolDefinitionError",
-    "ToolDefinitionWarning",
-    "ToolRegistry",
-    "REGISTERED",
-    "ALWAYS_ON",
-    "RANK_MODES",
-    "parse_docstring",
-]
+__all__ = ["ToolRegistry", "ALWAYS_ON", "RANK_MODES", "NAME_VECTOR_WEIGHT"]
 
 #: A tool's vector is the unit-length sum of its description's embedding and this share of its
 #: name words' embedding (measured in bench/README.md: the name alone says what the tool does
@@ -76,13 +61,19 @@ ALWAYS_ON = (
 )
 
 
-class ToolRegistry(ToolsAsData, RegistryWatch):
+class ToolRegistry(ToolsAsData, RegistryWatch, RegistryFollow):
     """The tools of one harness: stored in the toolbox table, retrieved, called and watched.
 
     Args:
         harness: The harness the tools run against (set as the tools' context during a call).
-        tools: The tools to offer; defaults to every registered tool.
+        tools: The tools to offer (a list, or a dict by name). A harness passes the library's
+            core and SUPPLYCHAIN tools.
         always_on: Names sent on every turn.
+        registered: Follow these ``@register``-ed tools (a harness passes
+            :data:`~agent_harness.tools.decorator.REGISTERED`): the ones registered so far are
+            added, and each one registered later joins while this registry lives (until
+            :meth:`close`). One whose name a tool in ``tools`` holds is left out, with a
+            :class:`~agent_harness.tools.tool.ToolDefinitionWarning`. None: follow nothing.
 
     Attributes:
         hooks: The call hooks, in order: telemetry first, then the circuit breaker.
@@ -90,9 +81,17 @@ class ToolRegistry(ToolsAsData, RegistryWatch):
         clock: Returns the current aware UTC time (tests move it forward).
     """
 
-    def __init__(self, harness, tools: dict[str, Tool] | None = None, always_on=ALWAYS_ON):
+    def __init__(
+        self,
+        harness,
+        tools: Iterable[Tool] | Mapping[str, Tool] = (),
+        always_on=ALWAYS_ON,
+        registered: RegisteredTools | None = None,
+    ):
         self.harness = harness
-        self._tools = dict(tools if tools is not None else REGISTERED)
+        self._tools: dict[str, Tool] = {}
+        for tool in tools.values() if isinstance(tools, Mapping) else tools:
+            add_tool(tool, self._tools)
         self.always_on = tuple(n for n in always_on if n in self._tools)
         self.clock: Callable[[], Any] = utc_now
         self.breaker = CircuitBreaker(self)
@@ -100,6 +99,11 @@ class ToolRegistry(ToolsAsData, RegistryWatch):
         self.hook_failures = HookFailures()
         self._listeners: list[Callable[[str, str], None]] = []
         self.definition_problems: dict[str, str] = {}
+        #: True when a registration or removal changed the tools since the last sync.
+        self._index_stale = False
+        self._registered = registered
+        if registered is not None:
+            self._follow(registered)
         self._load_definitions()
 
     # --- change notifications -----------------------------------------------------------------
@@ -149,7 +153,7 @@ class ToolRegistry(ToolsAsData, RegistryWatch):
             if isinstance(fn_or_tool, Tool)
             else Tool.from_function(fn_or_tool, **options)
         )
-        _add(tool, self._tools)
+        add_tool(tool, self._tools)
         self.sync()
         self.changed(tool.name, "added")
         return tool
@@ -171,6 +175,7 @@ class ToolRegistry(ToolsAsData, RegistryWatch):
         Returns:
             Counts: ``added_or_changed``, ``unchanged``, ``removed``.
         """
+        self._index_stale = False
         backend = self.harness.backend
         stored = {r["name"]: r["content_hash"] for r in backend.indexed_rows("toolbox")}
         changed = self._index(list(self._tools.values()), stored)
@@ -273,6 +278,7 @@ class ToolRegistry(ToolsAsData, RegistryWatch):
         """
         if mode not in RANK_MODES:
             raise ValueError(f"mode {mode!r} is not a ranking mode; use one of {RANK_MODES}")
+        self._sync_if_stale()
         policy = self.policy()
         now = self.clock()
         text = str(query or "")

@@ -8,7 +8,9 @@ A mixin of :class:`~agent_harness.tools.registry.ToolRegistry` (``h.tools.stats`
 
 from __future__ import annotations
 
-from agent_harness.breaker import BreakerError, Policy, effective_state
+from agent_harness.tools.breaker import BreakerError
+from agent_harness.tools.ooda import run_ooda
+from agent_harness.tools.policy import Policy, effective_state
 
 __all__ = ["RegistryWatch"]
 
@@ -101,15 +103,13 @@ class RegistryWatch:
         self.breaker.change(name, "closed", reason, actor="manual", row=row)
 
     def ooda(self, dry_run: bool = False, decide=None):
-        """Run one OODA pass now (see :func:`agent_harness.ooda.run_ooda`); returns its report.
+        """Run one OODA pass now (:func:`~agent_harness.tools.ooda.run_ooda`); returns its report.
 
         Args:
             dry_run: Decide without acting.
             decide: A policy function to use instead of the library's
                 (``decide(stats, states, policy, now) -> [{"tool", "to", "reason"}]``).
         """
-        from agent_harness.ooda import run_ooda
-
         return run_ooda(self, dry_run=dry_run, decide_fn=decide)
 
     def _known(self, name: str) -> None:

@@ -65,7 +65,7 @@ for _i in range(6):
 
 _DECIDE_SETUP = """
 import datetime as _dt
-from agent_harness.breaker import Policy as _Policy
+from agent_harness.tools.policy import Policy as _Policy
 
 _now = _dt.datetime(2027, 3, 4, 5, 6, tzinfo=_dt.timezone.utc)
 

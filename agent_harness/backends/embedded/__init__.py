@@ -1,18 +1,18 @@
-"""The embedded backend (SQLite + FTS5 + sqlite-vec): every SQLite statement of the harness.
+"""The embedded backend (SQLite + FTS5 + sqlite-vec): every SQLite-only statement of the harness.
 
-One module per concern:
+The roles' portable statements live in :mod:`agent_harness.backends.roles`; this package holds
+what SQLite spells its own way:
 
 ===================  ==========================================================================
-``backend.py``       :class:`EmbeddedBackend`, put together from the mixins below
-``connection.py``    open ``harness.db`` (sqlite-vec, WAL, demo data attached); plain SQL
+``backend.py``       :class:`EmbeddedBackend`: the connection and its roles
+``connection.py``    open ``harness.db`` (sqlite-vec, WAL, demo data attached); SQLite's dialect
 ``migrations.py``    the named migrations (DDL) run by :mod:`agent_harness.backends.migrations`
-``memory.py``        memory rows and the vector / full-text search fragments
-``boxes.py``         toolbox, skillbox (vector-indexed catalogs) and the scratchpad
+``memory.py``        memory vectors (vec0) and the vector / full-text search fragments
+``boxes.py``         toolbox and skillbox vectors (vec0)
+``registry.py``      the telemetry window (nearest-rank percentiles); tool ranking's pieces
 ``supplychain.py``   load the demo data, change comments, answer ``run_sql``
 ``readonly.py``      the read-only connection behind ``run_sql``
 ``dictionary.py``    Oracle's ALL_* dictionary views, emulated as TEMP views
-``registry.py``      tool telemetry, breaker states and settings, tool ranking (notebook 06)
-``provenance.py``    agent turns and the tree of their events (recursive CTEs)
 ===================  ==========================================================================
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from agent_harness.backends.embedded.backend import EmbeddedBackend
 from agent_harness.backends.embedded.migrations import MIGRATIONS
-from agent_harness.backends.tokens import MAX_QUERY_TOKENS, STOP_WORDS, query_tokens
+from agent_harness.backends.search_words import MAX_QUERY_TOKENS, STOP_WORDS, query_tokens
 
 __all__ = [
     "EmbeddedBackend",

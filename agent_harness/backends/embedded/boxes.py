@@ -1,7 +1,6 @@
-"""The toolbox, the skillbox and the scratchpad on SQLite.
-
-Toolbox and skillbox rows live in plain tables, their vectors in ``vec0`` tables keyed by the
-same id (cosine distance); the scratchpad is one table keyed by scope and path.
+"""The toolbox's and the skillbox's vectors on SQLite: ``vec0`` tables keyed by the row's id
+(cosine distance); the rows themselves are written by the shared
+:class:`~agent_harness.backends.roles.boxes.IndexedBoxes`.
 """
 
 from __future__ import annotations
@@ -10,83 +9,34 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agent_harness.backends.base import Scope
-from agent_harness.backends.embedded.migrations import NOW
-from agent_harness.backends.roles import in_list
+from agent_harness.backends.roles.boxes import IndexedBoxes
 
-__all__ = ["Boxes"]
+__all__ = ["EmbeddedBoxes", "VECTOR_TABLES"]
 
-BOXES = {"toolbox": "toolbox_vec", "skillbox": "skillbox_vec"}
+#: Each box's vector table.
+VECTOR_TABLES = {"toolbox": "toolbox_vec", "skillbox": "skillbox_vec"}
 
 
-class Boxes:
-    """Mixin for :class:`~agent_harness.backends.embedded.EmbeddedBackend`: toolbox, skillbox
-    and scratchpad. Needs ``self.conn``, ``self._lock``, ``self.query`` and ``self.vector_bind``."""
+class EmbeddedBoxes(IndexedBoxes):
+    """Toolbox and skillbox vectors in their ``vec0`` tables."""
 
-    def upsert_indexed(self, box: str, key: str, fields: dict, vector: np.ndarray | None) -> None:
-        vec_table = BOXES[box]
-        columns = ["name", *fields]
-        updates = ", ".join(f"{c} = excluded.{c}" for c in fields)
-        with self._lock, self.conn:
-            box_id = self.conn.execute(
-                f"INSERT INTO {box} ({', '.join(columns)}) VALUES"
-                f" ({', '.join(':' + c for c in columns)}) ON CONFLICT (name) DO UPDATE SET"
-                f" {updates}, updated_at = {NOW} RETURNING id",
-                {"name": key, **fields},
-            ).fetchall()[0][0]
-            self.conn.execute(f"DELETE FROM {vec_table} WHERE id = ?", (box_id,))
-            self.conn.execute(
-                f"INSERT INTO {vec_table} (id, embedding) VALUES (?, ?)",
-                (box_id, self.vector_bind(vector)),
-            )
+    def store_vector(self, box: str, name: str, vector: np.ndarray) -> None:
+        vectors = VECTOR_TABLES[box]
+        box_id = self.db.query(f"SELECT id FROM {box} WHERE name = :name", {"name": name})[0]["id"]
+        self.db.execute(f"DELETE FROM {vectors} WHERE id = :id", {"id": box_id})
+        self.db.execute(
+            f"INSERT INTO {vectors} (id, embedding) VALUES (:id, :embedding)",
+            {"id": box_id, "embedding": self.dialect.vector_bind(vector)},
+        )
 
-    def delete_indexed(self, box: str, keys: Sequence[str]) -> None:
-        vec_table = BOXES[box]
-        with self._lock, self.conn:
-            for key in keys:
-                for (box_id,) in self.conn.execute(
-                    f"DELETE FROM {box} WHERE name = ? RETURNING id", (key,)
-                ).fetchall():
-                    self.conn.execute(f"DELETE FROM {vec_table} WHERE id = ?", (box_id,))
+    def delete_vectors(self, box: str, ids: Sequence[int]) -> None:
+        for box_id in ids:
+            self.db.execute(f"DELETE FROM {VECTOR_TABLES[box]} WHERE id = :id", {"id": box_id})
 
-    def indexed_rows(self, box: str, names: Sequence[str] | None = None) -> list[dict]:
-        if box not in BOXES:  # the name is put into SQL: only known tables
-            raise ValueError(f"unknown box {box!r}; use one of {sorted(BOXES)}")
-        where, binds = in_list("name", "n", None if names is None else list(names))
-        return self.query(f"SELECT * FROM {box} WHERE {where}1 = 1 ORDER BY name", binds)
-
-    def nearest_indexed(self, box: str, vector: np.ndarray, k: int, text: str = "") -> list[str]:
-        if k <= 0:
-            return []
-        rows = self.query(
-            f"SELECT b.name FROM {BOXES[box]} v JOIN {box} b ON b.id = v.id"
+    def nearest(self, box: str, vector: np.ndarray, k: int) -> list[str]:
+        rows = self.db.query(
+            f"SELECT b.name FROM {VECTOR_TABLES[box]} v JOIN {box} b ON b.id = v.id"
             " WHERE v.embedding MATCH :qv AND v.k = :k ORDER BY v.distance, b.name",
-            {"qv": self.vector_bind(vector), "k": int(k)},
+            {"qv": self.dialect.vector_bind(vector), "k": int(k)},
         )
         return [r["name"] for r in rows]
-
-    # --- scratchpad ---------------------------------------------------------------------------
-    def scratch_put(self, scope: Scope, path: str, content: str, append: bool) -> int:
-        new = "scratch_files.content || excluded.content" if append else "excluded.content"
-        with self._lock, self.conn:
-            # One statement: an append is atomic even with several writers.
-            return self.conn.execute(
-                "INSERT INTO scratch_files (user_id, agent_id, path, content)"
-                " VALUES (:u, :a, :p, :c) ON CONFLICT (user_id, agent_id, path) DO UPDATE SET"
-                f" content = {new}, updated_at = {NOW} RETURNING length(content)",
-                {"u": scope.user_id, "a": scope.agent_id, "p": path, "c": content},
-            ).fetchall()[0][0]
-
-    def scratch_get(self, scope: Scope, path: str) -> str | None:
-        rows = self.query(
-            "SELECT content FROM scratch_files WHERE user_id = ? AND agent_id = ? AND path = ?",
-            (scope.user_id, scope.agent_id, path),
-        )
-        return rows[0]["content"] if rows else None
-
-    def scratch_paths(self, scope: Scope) -> list[dict]:
-        return self.query(
-            "SELECT path, length(content) AS size, updated_at FROM scratch_files"
-            " WHERE user_id = ? AND agent_id = ? ORDER BY path",
-            (scope.user_id, scope.agent_id),
-        )

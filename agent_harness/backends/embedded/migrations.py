@@ -8,14 +8,25 @@ one that has shipped. Each migration runs inside one savepoint with its record i
 
 from __future__ import annotations
 
-import apsw
-
+from agent_harness.backends.embedded.connection import NOW
 from agent_harness.backends.migrations import Migration, Migrations
 from agent_harness.embeddings import DIMENSIONS
 
-__all__ = ["MIGRATIONS", "LEDGER_DDL", "MigrationSteps", "NOW"]
+__all__ = ["MIGRATIONS", "LEDGER_DDL", "NOW"]
 
-NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+# Shared by m008 (created) and m011 (recreated around the rebuilt tool_definitions).
+_TOOL_PARAMETERS = """CREATE TABLE tool_parameters (
+                    tool_name TEXT NOT NULL
+                        REFERENCES tool_definitions (name) ON DELETE CASCADE,
+                    ordinal INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    json_type TEXT NOT NULL CHECK (json_type IN
+                        ('string', 'integer', 'number', 'boolean', 'array', 'object')),
+                    required INTEGER NOT NULL DEFAULT 1 CHECK (required IN (0, 1)),
+                    default_value TEXT CHECK (default_value IS NULL OR json_valid(default_value)),
+                    description TEXT NOT NULL,
+                    schema_extra TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(schema_extra)),
+                    PRIMARY KEY (tool_name, name))"""
 
 MIGRATIONS = Migrations(
     "embedded",
@@ -214,18 +225,7 @@ MIGRATIONS = Migrations(
                         CHECK (access_level IN ('read', 'write', 'execute')),
                     timeout_s REAL NOT NULL DEFAULT 30,
                     updated_at TEXT NOT NULL DEFAULT ({NOW}))""",
-                """CREATE TABLE tool_parameters (
-                    tool_name TEXT NOT NULL
-                        REFERENCES tool_definitions (name) ON DELETE CASCADE,
-                    ordinal INTEGER NOT NULL,
-                    name TEXT NOT NULL,
-                    json_type TEXT NOT NULL CHECK (json_type IN
-                        ('string', 'integer', 'number', 'boolean', 'array', 'object')),
-                    required INTEGER NOT NULL DEFAULT 1 CHECK (required IN (0, 1)),
-                    default_value TEXT CHECK (default_value IS NULL OR json_valid(default_value)),
-                    description TEXT NOT NULL,
-                    schema_extra TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(schema_extra)),
-                    PRIMARY KEY (tool_name, name))""",
+                _TOOL_PARAMETERS,
             ],
         ),
         Migration(
@@ -297,6 +297,34 @@ MIGRATIONS = Migrations(
                     PRIMARY KEY (thread_id, agent_name, skill_name))""",
             ],
         ),
+        Migration(
+            "m011_open_implementation_types",
+            [
+                # Implementation types are registered in Python (one table of type -> runner),
+                # so the column no longer lists them. SQLite cannot drop a CHECK: rebuild the
+                # table. tool_parameters goes first and comes back (a DROP of its parent would
+                # cascade into its rows); the savepoint makes it all or nothing.
+                "CREATE TEMP TABLE m011_parameters AS SELECT * FROM tool_parameters",
+                "CREATE TEMP TABLE m011_definitions AS SELECT * FROM tool_definitions",
+                "DROP TABLE tool_parameters",
+                "DROP TABLE tool_definitions",
+                f"""CREATE TABLE tool_definitions (
+                    name TEXT PRIMARY KEY,
+                    description TEXT NOT NULL,
+                    implementation_type TEXT NOT NULL,
+                    implementation TEXT NOT NULL CHECK (json_valid(implementation)),
+                    category TEXT NOT NULL DEFAULT 'general',
+                    access_level TEXT NOT NULL DEFAULT 'read'
+                        CHECK (access_level IN ('read', 'write', 'execute')),
+                    timeout_s REAL NOT NULL DEFAULT 30,
+                    updated_at TEXT NOT NULL DEFAULT ({NOW}))""",
+                _TOOL_PARAMETERS,
+                "INSERT INTO tool_definitions SELECT * FROM temp.m011_definitions",
+                "INSERT INTO tool_parameters SELECT * FROM temp.m011_parameters",
+                "DROP TABLE temp.m011_parameters",
+                "DROP TABLE temp.m011_definitions",
+            ],
+        ),
     ],
 )
 
@@ -304,16 +332,3 @@ LEDGER_DDL = (
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
     f" name TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT ({NOW}))"
 )
-
-
-class MigrationSteps:
-    """Mixin for :class:`~agent_harness.backends.embedded.EmbeddedBackend`: the hooks of the
-    shared migration runner. Needs ``self.conn`` (apsw)."""
-
-    migrations = MIGRATIONS
-    migration_ledger_ddl = LEDGER_DDL
-    missing_ledger_errors = (apsw.SQLError,)
-
-    def run_migration_step(self, step: str) -> None:
-        """Run one DDL statement (a trigger body is one statement too)."""
-        self.conn.execute(step)

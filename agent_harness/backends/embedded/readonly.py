@@ -26,8 +26,9 @@ from typing import Any
 
 import apsw
 
-from agent_harness.backends.base import BackendError, ReadOnlyResult, ReadOnlyViolation
 from agent_harness.backends.embedded.dictionary import USER_TABLES_SQL, create_dictionary_views
+from agent_harness.backends.errors import BackendError, ReadOnlyViolation
+from agent_harness.backends.roles.supplychain import ReadOnlyResult
 
 __all__ = ["ReadOnlyConnection"]
 

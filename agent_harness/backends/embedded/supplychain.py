@@ -8,12 +8,14 @@ separate read-only connection (:mod:`agent_harness.backends.embedded.readonly`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from agent_harness.backends.base import ReadOnlyResult
+from agent_harness.backends.embedded.connection import SQLiteConnection
 from agent_harness.backends.embedded.readonly import ReadOnlyConnection
+from agent_harness.backends.roles.supplychain import ReadOnlyResult, SupplyChain
 
-__all__ = ["SupplyChainTables", "create_table_sql"]
+__all__ = ["EmbeddedSupplyChain", "create_table_sql"]
 
 
 def _sql_value(value: Any) -> Any:
@@ -39,30 +41,40 @@ def create_table_sql(table) -> str:
     return f"CREATE TABLE supplychain.{table.name} (\n  " + ",\n  ".join(lines) + "\n)"
 
 
-class SupplyChainTables:
-    """Mixin for :class:`~agent_harness.backends.embedded.EmbeddedBackend`: load the demo data,
-    change comments, answer ``run_sql``. Needs ``self.conn``, ``self._lock``, ``self.query``,
-    ``self.supplychain_path`` and ``self._readonly``."""
+class EmbeddedSupplyChain(SupplyChain):
+    """``supplychain.db``: load the demo data, change comments, answer ``run_sql`` through a
+    separate read-only connection opened on first use.
 
-    def supplychain_loaded(self) -> bool:
-        rows = self.query(
+    Args:
+        db: The harness connection (``supplychain`` is attached to it).
+        supplychain_path: The demo data file (the read-only connection opens it again).
+    """
+
+    def __init__(self, db: SQLiteConnection, supplychain_path: Path) -> None:
+        self.db = db
+        self.supplychain_path = supplychain_path
+        self._readonly: ReadOnlyConnection | None = None
+
+    def loaded(self) -> bool:
+        rows = self.db.query(
             "SELECT COUNT(*) AS n FROM supplychain.sqlite_schema"
             " WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'"
         )
         return rows[0]["n"] > 0
 
-    def load_supplychain(self, tables: Sequence, rows: dict[str, list[tuple]]) -> dict[str, int]:
+    def load(self, tables: Sequence, rows: dict[str, list[tuple]]) -> dict[str, int]:
         counts: dict[str, int] = {}
-        with self._lock, self.conn:
-            self.conn.execute("PRAGMA foreign_keys=OFF")
+        conn = self.db.conn
+        with self.db.transaction():
+            conn.execute("PRAGMA foreign_keys=OFF")
             for table in reversed(tables):
-                self.conn.execute(f"DROP TABLE IF EXISTS supplychain.{table.name}")
-            self.conn.execute("DELETE FROM supplychain._dictionary_comments")
+                conn.execute(f"DROP TABLE IF EXISTS supplychain.{table.name}")
+            conn.execute("DELETE FROM supplychain._dictionary_comments")
             for table in tables:
-                self.conn.execute(create_table_sql(table))
+                conn.execute(create_table_sql(table))
                 placeholders = ", ".join("?" for _ in table.columns)
                 columns = ", ".join(c.name for c in table.columns)
-                self.conn.executemany(
+                conn.executemany(
                     f"INSERT INTO supplychain.{table.name} ({columns}) VALUES ({placeholders})",
                     [tuple(_sql_value(v) for v in row) for row in rows[table.name]],
                 )
@@ -70,23 +82,29 @@ class SupplyChainTables:
                 self.set_comment(table.name, None, table.comment)
                 for column in table.columns:
                     self.set_comment(table.name, column.name, column.comment)
-            self.conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA foreign_keys=ON")
         return counts
 
     def set_comment(self, table: str, column: str | None, comment: str) -> None:
-        with self._lock:
-            self.conn.execute(
-                "INSERT INTO supplychain._dictionary_comments (table_name, column_name, comments)"
-                " VALUES (upper(:t), upper(:c), :comment) ON CONFLICT (table_name, column_name)"
-                " DO UPDATE SET comments = excluded.comments",
-                {"t": table, "c": column or "", "comment": comment},
-            )
+        self.db.execute(
+            self.db.dialect.upsert(
+                "supplychain._dictionary_comments",
+                ["table_name", "column_name"],
+                {"table_name": "upper(:t)", "column_name": "upper(:c)", "comments": ":comment"},
+            ),
+            {"t": table, "c": column or "", "comment": comment},
+        )
 
     def readonly_query(
         self, sql: str, binds: dict | None = None, max_rows: int = 50, timeout_s: float = 5.0
     ) -> ReadOnlyResult:
-        with self._lock:
+        with self.db.lock:
             if self._readonly is None:
                 self._readonly = ReadOnlyConnection(self.supplychain_path)
             readonly = self._readonly
         return readonly.run(sql, binds or {}, max_rows=max_rows, timeout_s=timeout_s)
+
+    def close(self) -> None:
+        if self._readonly is not None:
+            self._readonly.close()
+            self._readonly = None

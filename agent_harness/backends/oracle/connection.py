@@ -1,4 +1,4 @@
-"""Connecting to Oracle, and plain SQL on the harness owner's connection.
+"""Connecting to Oracle, and the harness owner's connection (:class:`OracleConnection`).
 
 Three database users, created by the start-up scripts in ``setup/oracle/startdb/``:
 
@@ -16,15 +16,18 @@ database_is_opening` tells the two apart.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import oracledb
 
-from agent_harness.backends.base import BackendError
+from agent_harness.backends.connection import Connection
+from agent_harness.backends.errors import BackendError
+from agent_harness.backends.oracle.dialect import OracleDialect, iso_text
 from agent_harness.backends.oracle.errors import database_is_opening, hint, whole_text
 from agent_harness.config import Settings
 
@@ -32,7 +35,7 @@ __all__ = [
     "CONNECT_TIMEOUT_S",
     "STARTUP_POLL_S",
     "STARTUP_WAIT_S",
-    "PlainSQL",
+    "OracleConnection",
     "connect_user",
     "dict_rows",
     "iso_text",
@@ -42,12 +45,6 @@ __all__ = [
 CONNECT_TIMEOUT_S = 5.0
 STARTUP_WAIT_S = 90.0  # a database that is still opening (listener up, PDB not open yet)
 STARTUP_POLL_S = 3.0
-_TS = '\'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"\''
-
-
-def iso_text(column: str) -> str:
-    """SQL for a TIMESTAMP WITH TIME ZONE as the ISO text the embedded backend stores."""
-    return f"TO_CHAR(SYS_EXTRACT_UTC({column}), {_TS})"
 
 
 def used_binds(sql: str, binds: Any) -> Any:
@@ -108,15 +105,24 @@ def connect_user(
             ) from e
 
 
-class PlainSQL:
-    """Mixin for :class:`~agent_harness.backends.oracle.OracleBackend`: ``query``, ``execute``,
-    ``transaction`` and CLOB binds on the harness owner's connection. Needs ``self.conn``,
-    ``self._lock`` and ``self._depth``."""
+class OracleConnection(Connection):
+    """The harness owner's connection: every call holds the lock; a transaction commits at
+    the outermost level and a nested block rolls back to its own savepoint.
+
+    Args:
+        conn: An open python-oracledb connection of the harness owner.
+    """
+
+    dialect = OracleDialect()
+
+    def __init__(self, conn: oracledb.Connection) -> None:
+        super().__init__()
+        self.conn = conn
+        self._depth = 0
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """Commit at the outermost level; a nested block rolls back to its own savepoint."""
-        with self._lock:
+        with self.lock:
             savepoint = f"workshop_sp{self._depth}" if self._depth else None
             if savepoint:
                 self._run(f"SAVEPOINT {savepoint}")
@@ -138,20 +144,65 @@ class PlainSQL:
         with self.conn.cursor() as cur:
             cur.execute(sql)
 
-    def query(self, sql: str, binds: dict | None = None) -> list[dict]:
-        with self._lock, self.conn.cursor() as cur:
-            cur.execute(sql, used_binds(sql, binds), fetch_lobs=False)
+    @staticmethod
+    def _binds(cur, sql: str, binds: Any) -> Any:
+        """The binds the statement uses; datetimes typed as TIMESTAMP (python-oracledb binds a
+        ``datetime`` as DATE, which drops the fractional seconds)."""
+        used = used_binds(sql, binds)
+        if isinstance(used, dict):
+            stamps = {
+                k: oracledb.DB_TYPE_TIMESTAMP for k, v in used.items() if isinstance(v, dt.datetime)
+            }
+            if stamps:
+                cur.setinputsizes(**stamps)
+        return used
+
+    def query(self, sql: str, binds: Mapping[str, Any] | None = None) -> list[dict]:
+        with self.lock, self.conn.cursor() as cur:
+            cur.execute(sql, self._binds(cur, sql, binds), fetch_lobs=False)
             return dict_rows(cur)
 
-    def execute(self, sql: str, binds: dict | None = None) -> None:
+    def execute(self, sql: str, binds: Mapping[str, Any] | None = None) -> int:
         with self.transaction(), self.conn.cursor() as cur:
-            cur.execute(sql, used_binds(sql, binds))
+            try:
+                cur.execute(sql, self._binds(cur, sql, binds))
+            except oracledb.IntegrityError:
+                # Two first writers of one key both took MERGE's insert branch: the loser's
+                # second try finds the row and takes the update branch.
+                if not sql.lstrip().upper().startswith("MERGE"):
+                    raise
+                cur.execute(sql, self._binds(cur, sql, binds))
+            return cur.rowcount
 
-    def _clob(self, text: str | None) -> Any:
+    def insert(self, sql: str, binds: Mapping[str, Any] | None = None) -> int:
+        with self.transaction(), self.conn.cursor() as cur:
+            new_id = cur.var(oracledb.DB_TYPE_NUMBER)
+            values = {**self._binds(cur, sql, binds), "new_id": new_id}
+            cur.execute(f"{sql} RETURNING id INTO :new_id", values)
+            return int(new_id.getvalue()[0])
+
+    def execute_many(self, sql: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        if rows:
+            with self.transaction(), self.conn.cursor() as cur:
+                cur.executemany(sql, [used_binds(sql, dict(r)) for r in rows])
+
+    def run_ddl(self, sql: str) -> None:
+        """Run one DDL statement or PL/SQL block outside any savepoint (Oracle DDL commits by
+        itself, so a savepoint set before it would be gone)."""
+        with self.lock:
+            self._run(sql)
+
+    def text(self, value: str | None) -> Any:
         """A str bound for a CLOB: a temporary LOB when long or empty. A str over 32 KB would
         bind as LONG, which SQL functions refuse, and Oracle reads '' as NULL."""
-        if text is None:
+        if value is None:
             return None
-        if not text or len(text.encode("utf-8", "surrogatepass")) > 4000:
-            return self.conn.createlob(oracledb.DB_TYPE_CLOB, text)
-        return text
+        if not value or len(value.encode("utf-8", "surrogatepass")) > 4000:
+            return self.conn.createlob(oracledb.DB_TYPE_CLOB, value)
+        return value
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except oracledb.Error:
+            pass  # already broken: nothing left to close

@@ -1,4 +1,5 @@
-"""The Oracle migration of progressive disclosure (m010): skill links, agents, thread skills.
+"""The Oracle migrations of progressive disclosure (m010: skill links, agents, thread skills;
+m011: implementation types no longer listed in a CHECK).
 
 Same name and meaning as the embedded backend's; appended to
 :data:`agent_harness.backends.oracle.migrations.MIGRATIONS`.
@@ -83,6 +84,28 @@ DISCLOSURE_MIGRATIONS = [
                 turn_id VARCHAR2(64),
                 loaded_at TIMESTAMP WITH TIME ZONE DEFAULT SYSTIMESTAMP NOT NULL,
                 PRIMARY KEY (thread_id, agent_name, skill_name))""",
+            ),
+        ],
+    ),
+    Migration(
+        "m011_open_implementation_types",
+        [
+            # Implementation types are registered in Python, so the column no longer lists
+            # them: drop the unnamed CHECK (found by its text in USER_CONSTRAINTS,
+            # SEARCH_CONDITION_VC, Database Reference 23) with ALTER TABLE ... DROP CONSTRAINT
+            # (SQL Language Reference 23, ALTER TABLE, drop_constraint_clause). The block does
+            # nothing once the constraint is gone, so it may run again.
+            Step(
+                "idempotent block",
+                "TOOL_DEFINITIONS.IMPLEMENTATION_TYPE",
+                """BEGIN
+                FOR c IN (SELECT constraint_name FROM user_constraints
+                          WHERE table_name = 'TOOL_DEFINITIONS' AND constraint_type = 'C'
+                            AND UPPER(search_condition_vc) LIKE '%IMPLEMENTATION_TYPE IN%') LOOP
+                    EXECUTE IMMEDIATE
+                        'ALTER TABLE tool_definitions DROP CONSTRAINT ' || c.constraint_name;
+                END LOOP;
+            END;""",
             ),
         ],
     ),

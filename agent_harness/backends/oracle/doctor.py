@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import oracledb
 
-from agent_harness.backends.base import BackendError
+from agent_harness.backends.errors import BackendError
 from agent_harness.backends.oracle.connection import connect_user
 from agent_harness.backends.oracle.embeddings import MODEL_NAME
 from agent_harness.backends.oracle.errors import error_code, first_line
@@ -15,13 +15,21 @@ from agent_harness.backends.oracle.migrations import MIGRATIONS
 from agent_harness.embeddings import DIMENSIONS
 from agent_harness.supplychain.schema import OWNER
 
-__all__ = ["DoctorChecks"]
+__all__ = ["OracleDoctor"]
 
 
-class DoctorChecks:
-    """Mixin for :class:`~agent_harness.backends.oracle.OracleBackend`: ``doctor_checks``."""
+class OracleDoctor:
+    """The Oracle backend's ``workshop doctor`` checks.
 
-    def doctor_checks(self) -> list[tuple[str, str, Callable[[], str]]]:
+    Args:
+        backend: The :class:`~agent_harness.backends.oracle.OracleBackend` to check.
+    """
+
+    def __init__(self, backend) -> None:
+        self.backend = backend
+        self.settings = backend.settings
+
+    def checks(self) -> list[tuple[str, str, Callable[[], str]]]:
         recreate = (
             "The init scripts in setup/oracle/ create the users on the container's first start:"
             " docker compose down -v && docker compose up -d oracle (this deletes its data)."
@@ -59,8 +67,8 @@ class DoctorChecks:
         ]
 
     def _check_reachable(self) -> str:
-        self.query("SELECT 1 AS one FROM dual")
-        return f"Oracle {self.conn.version} at {self.settings.oracle_dsn}"
+        self.backend.query("SELECT 1 AS one FROM dual")
+        return f"Oracle {self.backend.db.conn.version} at {self.settings.oracle_dsn}"
 
     def _check_users(self) -> str:
         s = self.settings
@@ -73,9 +81,11 @@ class DoctorChecks:
 
     def _check_vector_pool(self) -> str:
         try:
-            rows = self.query("SELECT value FROM v$parameter WHERE name = 'vector_memory_size'")
+            rows = self.backend.query(
+                "SELECT value FROM v$parameter WHERE name = 'vector_memory_size'"
+            )
         except oracledb.DatabaseError:
-            if self.object_exists("index", "MEMORIES_HNSW"):
+            if self.backend.object_exists("index", "MEMORIES_HNSW"):
                 return "V$PARAMETER is not visible here; the HNSW indexes exist, so the pool is set"
             raise BackendError("V$PARAMETER is not visible and no HNSW index exists") from None
         value = str(rows[0]["value"] or "0") if rows else "0"
@@ -86,16 +96,16 @@ class DoctorChecks:
         return f"vector_memory_size = {int(value) // (1024 * 1024)} MB"
 
     def _check_model_mode(self) -> str:
-        mode = self._embedding_mode()
+        mode = self.backend.embeddings.mode()
         if not mode.in_database:
             return f"client-side all-MiniLM-L6-v2 embeddings ({mode.reason or 'recorded'})"
-        if not self._model_loaded():
+        if not self.backend.embeddings.model_loaded():
             raise BackendError(f"the recorded mode is in-database but {MODEL_NAME} is missing")
-        self._check_model()
+        self.backend.embeddings.check_model()
         return f"{MODEL_NAME} loaded, {DIMENSIONS} dimensions"
 
     def _check_indexes(self) -> str:
-        rows = self.query(
+        rows = self.backend.query(
             "SELECT index_name, index_type, status, domidx_status, domidx_opstatus"
             " FROM user_indexes"
         )
@@ -108,7 +118,7 @@ class DoctorChecks:
             if r["status"] not in ("VALID", "N/A")
             or (r["domidx_opstatus"] and r["domidx_opstatus"] != "VALID")
         ]
-        errors = self.query("SELECT COUNT(*) AS n FROM ctx_user_index_errors")[0]["n"]
+        errors = self.backend.query("SELECT COUNT(*) AS n FROM ctx_user_index_errors")[0]["n"]
         if missing or bad:
             raise BackendError(f"missing: {missing or 'none'}; not valid: {bad or 'none'}")
         return f"{len(expected)} indexes valid; {errors} Oracle Text indexing errors"
@@ -120,8 +130,9 @@ class DoctorChecks:
             "CREATE TABLE": "CREATE TABLE workshop_doctor_probe (x NUMBER)",
         }
         refused = []
-        with self._readonly_lock:
-            conn = self._readonly_connection()
+        readonly = self.backend.supplychain.readonly
+        with readonly.lock:
+            conn = readonly.connection()
             for what, sql in probes.items():
                 try:
                     with conn.cursor() as cur:  # on purpose past the statement check

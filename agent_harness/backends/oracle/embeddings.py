@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import oracledb
 
-from agent_harness.backends.base import BackendError
+from agent_harness.backends.errors import BackendError
 from agent_harness.backends.oracle.errors import first_line, hint
 from agent_harness.embeddings import DIMENSIONS
 
@@ -32,7 +32,7 @@ __all__ = [
     "DATABASE_MODE",
     "MODEL_NAME",
     "EmbeddingChoice",
-    "InDatabaseEmbeddings",
+    "OracleEmbeddings",
     "ModelSourceError",
     "bind_text",
     "choose_embedding_mode",
@@ -151,20 +151,28 @@ def bind_text(text: str, max_chars: int = 1000) -> str:
     return text if text.strip() else " "
 
 
-class InDatabaseEmbeddings:
-    """Mixin for :class:`~agent_harness.backends.oracle.OracleBackend`: the embedding mode, the
-    model, ``embed_texts`` and ``setup_embeddings``. Needs ``self.conn``, ``self._lock``,
-    ``self.settings``, ``self.query``, ``self.transaction``, ``self.vector_bind`` and
-    ``self._choice``."""
+class OracleEmbeddings:
+    """The embedding mode, the in-database model, ``embed_texts`` and ``setup_embeddings``.
+
+    Args:
+        db: The harness owner's connection (:class:`~agent_harness.backends.oracle.connection.
+            OracleConnection`).
+        settings: WORKSHOP_ONNX_MODEL and the data folder (its model cache).
+    """
+
+    def __init__(self, db, settings) -> None:
+        self.db = db
+        self.settings = settings
+        self._choice: EmbeddingChoice | None = None
 
     def _recorded_mode(self) -> str | None:
         try:
-            rows = self.query("SELECT value FROM harness_settings WHERE name = 'embedding_mode'")
+            rows = self.db.query("SELECT value FROM harness_settings WHERE name = 'embedding_mode'")
         except oracledb.DatabaseError:
             return None  # not migrated yet
         return rows[0]["value"] if rows else None
 
-    def _embedding_mode(self) -> EmbeddingChoice:
+    def mode(self) -> EmbeddingChoice:
         """The recorded mode (client-side until ``workshop setup`` records one)."""
         if self._choice is None:
             recorded = self._recorded_mode()
@@ -176,13 +184,13 @@ class InDatabaseEmbeddings:
     @property
     def embeds_in_database(self) -> bool:
         """True in the in-database mode: memories get VECTOR_EMBEDDING vectors in SQL."""
-        return self._embedding_mode().in_database
+        return self.mode().in_database
 
     def embed_texts(self, texts: list[str]) -> np.ndarray | None:
         if not self.embeds_in_database:
             return None
         vectors = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-        with self._lock, self.conn.cursor() as cur:
+        with self.db.lock, self.db.conn.cursor() as cur:
             for i, text in enumerate(texts):
                 cur.execute(
                     f"SELECT VECTOR_EMBEDDING({MODEL_NAME} USING :text AS DATA) FROM dual",
@@ -192,15 +200,17 @@ class InDatabaseEmbeddings:
                 vectors[i] = vector / max(float(np.linalg.norm(vector)), 1e-12)
         return vectors
 
-    def _model_loaded(self) -> bool:
-        rows = self.query(
+    def model_loaded(self) -> bool:
+        """True when the model is stored in the database."""
+        rows = self.db.query(
             "SELECT COUNT(*) AS n FROM user_mining_models WHERE model_name = :name",
             {"name": MODEL_NAME},
         )
         return rows[0]["n"] > 0
 
-    def _check_model(self) -> None:
-        with self._lock, self.conn.cursor() as cur:
+    def check_model(self) -> None:
+        """Embed one text in the database and check the dimensions."""
+        with self.db.lock, self.db.conn.cursor() as cur:
             cur.execute(
                 f"SELECT VECTOR_EMBEDDING({MODEL_NAME} USING 'vessel capacity in TEU' AS DATA)"
                 " FROM dual"
@@ -224,27 +234,27 @@ class InDatabaseEmbeddings:
             BackendError: The file cannot be read or the database refuses the model.
         """
         source = self.settings.onnx_model if source is None else source
-        if self._model_loaded():
-            self._check_model()
+        if self.model_loaded():
+            self.check_model()
             return f"{MODEL_NAME} already in the database"
         if model_disabled(source):
             raise ModelSourceError("WORKSHOP_ONNX_MODEL=none: no model to load")
         data = read_onnx_model(source, cache_dir=self.settings.data_dir / "onnx", timeout_s=120)
         try:
-            with self._lock, self.conn.cursor() as cur:
+            with self.db.lock, self.db.conn.cursor() as cur:
                 # The BLOB overload: no directory object, no file copied into the container.
                 cur.execute(
                     "BEGIN DBMS_VECTOR.LOAD_ONNX_MODEL(model_name => :name, model_data => :data,"
                     " metadata => JSON(:metadata)); END;",
                     name=MODEL_NAME,
-                    data=self.conn.createlob(oracledb.DB_TYPE_BLOB, data),
+                    data=self.db.conn.createlob(oracledb.DB_TYPE_BLOB, data),
                     metadata=MODEL_METADATA,
                 )
         except oracledb.DatabaseError as e:
             raise BackendError(
                 f"DBMS_VECTOR.LOAD_ONNX_MODEL failed: {first_line(e)}{hint(e)}"
             ) from e
-        self._check_model()
+        self.check_model()
         return f"loaded {MODEL_NAME} ({len(data) / 1e6:.0f} MB) with DBMS_VECTOR.LOAD_ONNX_MODEL"
 
     def setup_embeddings(self, client_embed: Callable[[list[str]], np.ndarray]) -> str:
@@ -255,14 +265,15 @@ class InDatabaseEmbeddings:
             n = self._reembed(choice, client_embed)
             if recorded or n:
                 note = f"; switched from {recorded or CLIENT_MODE}: re-embedded {n} memories"
-        with self.transaction(), self.conn.cursor() as cur:
-            cur.execute(
-                "MERGE INTO harness_settings t USING (SELECT 'embedding_mode' AS name,"
-                " :mode_key AS value FROM dual) s ON (t.name = s.name)"
-                " WHEN MATCHED THEN UPDATE SET t.value = s.value, t.updated_at = SYSTIMESTAMP"
-                " WHEN NOT MATCHED THEN INSERT (name, value) VALUES (s.name, s.value)",
-                mode_key=choice.key,
-            )
+        self.db.execute(
+            self.db.dialect.upsert(
+                "harness_settings",
+                ["name"],
+                {"name": ":name", "value": ":value"},
+                touch="updated_at",
+            ),
+            {"name": "embedding_mode", "value": choice.key},
+        )
         self._choice = choice
         where = "in the database" if choice.in_database else "client-side"
         return f"{choice.key} ({where}: {choice.reason}){note}"
@@ -270,9 +281,9 @@ class InDatabaseEmbeddings:
     def _reembed(self, choice: EmbeddingChoice, client_embed) -> int:
         """Recompute every stored memory vector with the new mode; empty the toolbox and the
         skillbox (the next setup steps store them again, with vectors of the new mode)."""
-        rows = self.query("SELECT id, subject, content FROM memories ORDER BY id")
+        rows = self.db.query("SELECT id, subject, content FROM memories ORDER BY id")
         texts = [memory_embed_text(r["subject"], r["content"]) for r in rows]
-        with self.transaction(), self.conn.cursor() as cur:
+        with self.db.transaction(), self.db.conn.cursor() as cur:
             if rows and choice.in_database:
                 cur.executemany(
                     f"UPDATE memories SET embedding = VECTOR_EMBEDDING({MODEL_NAME}"
@@ -284,7 +295,7 @@ class InDatabaseEmbeddings:
                 cur.executemany(
                     "UPDATE memories SET embedding = :embedding WHERE id = :id",
                     [
-                        {"embedding": self.vector_bind(v), "id": r["id"]}
+                        {"embedding": self.db.dialect.vector_bind(v), "id": r["id"]}
                         for v, r in zip(vectors, rows)
                     ],
                 )

@@ -18,17 +18,17 @@ import threading
 
 import oracledb
 
-from agent_harness.backends.base import BackendError
+from agent_harness.backends.errors import BackendError
 from agent_harness.backends.oracle.connection import connect_user
 from agent_harness.backends.oracle.errors import error_code, first_line, full_code
 
-__all__ = ["JS_ENVIRONMENT", "JavaScript", "mle_source", "parse_mle_result"]
+__all__ = ["JS_ENVIRONMENT", "OracleJavaScript", "mle_source", "parse_mle_result"]
 
 JS_ENVIRONMENT = "WORKSHOP_JS_PURE"
 JS_GRACE_MS = 2000  # creating the MLE context comes on top of the code's own time limit
 MAX_OUTPUT_CHARS = 20_000
 
-# The same conventions as the V8 sandbox (agent_harness/sandbox.py): the value of the last
+# The same conventions as the V8 sandbox (agent_harness/js_sandbox.py): the value of the last
 # expression is the result, converted through JSON; console.* lines are captured.
 _MLE_TEMPLATE = """
 for (const __name of ["require", "fetch", "session", "oracledb", "soda", "plsffi"]) {
@@ -118,22 +118,26 @@ def parse_mle_result(text: str | None, max_output_chars: int = MAX_OUTPUT_CHARS)
 
 def _in_v8(code: str, timeout_ms: int, why: str) -> dict:
     """Run the code in the client-side V8 sandbox and say why it did not run in MLE."""
-    from agent_harness.sandbox import run_js
+    from agent_harness.js_sandbox import run_js
 
     return {**run_js(code, timeout_ms), "note": f"ran in the client-side V8 sandbox: {why}"}
 
 
-class JavaScript:
-    """Mixin for :class:`~agent_harness.backends.oracle.OracleBackend`: ``run_js`` on MLE.
-    Needs ``self.settings``; keeps its own connection in ``self._js``."""
+class OracleJavaScript:
+    """``exec_js`` on MLE, on a connection of its own.
 
-    _js: oracledb.Connection | None = None
-    _js_unavailable: str | None = None  # why MLE is not used, once known
+    Args:
+        settings: WORKSHOP_ORACLE_DSN and the harness owner's name and password.
 
-    def _init_javascript(self) -> None:
-        self._js = None
+    Attributes:
+        unavailable: Why MLE is not used, once known (then code runs in the V8 sandbox).
+    """
+
+    def __init__(self, settings) -> None:
+        self.settings = settings
+        self._js: oracledb.Connection | None = None
         self._js_lock = threading.Lock()
-        self._js_unavailable = None
+        self.unavailable: str | None = None
 
     def _js_connection(self) -> oracledb.Connection | None:
         """A connection of its own (a timed-out call may break it), with the PURE environment:
@@ -150,12 +154,13 @@ class JavaScript:
                 cur.execute(f"CREATE MLE ENV IF NOT EXISTS {JS_ENVIRONMENT} PURE")
         except oracledb.DatabaseError as e:
             conn.close()
-            self._js_unavailable = f"no PURE MLE environment ({first_line(e)})"
+            self.unavailable = f"no PURE MLE environment ({first_line(e)})"
             return None
         self._js = conn
         return conn
 
-    def _drop_js_connection(self) -> None:
+    def drop_connection(self) -> None:
+        """Close the MLE connection; a new one opens on the next call."""
         try:
             if self._js is not None:
                 self._js.close()
@@ -164,17 +169,17 @@ class JavaScript:
         self._js = None
 
     def run_js(self, code: str, timeout_ms: int) -> dict | None:
-        from agent_harness.sandbox import MAX_CODE_CHARS
+        from agent_harness.js_sandbox import MAX_CODE_CHARS
 
         if not isinstance(code, str) or not code.strip() or len(code) > MAX_CODE_CHARS:
             return None  # the client-side sandbox words the usual errors
         timeout_ms = max(10, min(int(timeout_ms), 10_000))
-        if self._js_unavailable:
-            return _in_v8(code, timeout_ms, self._js_unavailable)
+        if self.unavailable:
+            return _in_v8(code, timeout_ms, self.unavailable)
         with self._js_lock:
             conn = self._js_connection()
             if conn is None:  # the database is down: V8 silently; no PURE environment: say so
-                why = self._js_unavailable
+                why = self.unavailable
                 return _in_v8(code, timeout_ms, why) if why else None
             conn.call_timeout = timeout_ms + JS_GRACE_MS
             try:
@@ -196,11 +201,11 @@ class JavaScript:
         """A time limit or a memory limit is the code's outcome; anything else means MLE itself
         failed (the wrapper catches the code's own errors): fall back to V8 from now on."""
         if full_code(error) == "DPY-4024" or error_code(error) in (1013, 3156):
-            self._drop_js_connection()
+            self.drop_connection()
             return {"error": f"timed out after {timeout_ms} ms", "console": []}
         message = first_line(error)
         if "memory" in message.lower():
             return {"error": f"JavaScript ran out of memory: {message}", "console": []}
-        self._drop_js_connection()
-        self._js_unavailable = f"MLE failed in the database ({message})"
-        return _in_v8(code, timeout_ms, self._js_unavailable)
+        self.drop_connection()
+        self.unavailable = f"MLE failed in the database ({message})"
+        return _in_v8(code, timeout_ms, self.unavailable)

@@ -9,18 +9,14 @@ that stopped half-way runs again from the top.
 
 from __future__ import annotations
 
-import oracledb
-
-from agent_harness.backends.base import BackendError
 from agent_harness.backends.migrations import Migration, Migrations
 from agent_harness.backends.oracle.disclosure_migrations import DISCLOSURE_MIGRATIONS
-from agent_harness.backends.oracle.errors import first_line, hint
 from agent_harness.backends.oracle.registry_migrations import REGISTRY_MIGRATIONS
 from agent_harness.backends.oracle.steps import Step
 from agent_harness.backends.oracle.text_query import NO_MATCH_WORD
 from agent_harness.embeddings import DIMENSIONS
 
-__all__ = ["EXISTS_SQL", "LEDGER_DDL", "MIGRATIONS", "MigrationSteps", "Step"]
+__all__ = ["EXISTS_SQL", "LEDGER_DDL", "MIGRATIONS", "Step"]
 
 
 _HNSW = "ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY 95"
@@ -179,6 +175,8 @@ EXISTS_SQL = {
     "stoplist": "SELECT COUNT(*) FROM ctx_stoplists WHERE spl_owner = USER AND spl_name = :name",
     # Database Reference 26: USER_PROPERTY_GRAPHS (GRAPH_NAME)
     "property graph": "SELECT COUNT(*) FROM user_property_graphs WHERE graph_name = :name",
+    # A PL/SQL block that checks for itself what is left to do: always run.
+    "idempotent block": "SELECT COUNT(*) FROM dual WHERE :name IS NULL",
 }
 
 LEDGER_DDL = (
@@ -186,39 +184,3 @@ LEDGER_DDL = (
     " name VARCHAR2(200) NOT NULL,"
     " applied_at TIMESTAMP WITH TIME ZONE DEFAULT SYSTIMESTAMP NOT NULL)"
 )
-
-
-class MigrationSteps:
-    """Mixin for :class:`~agent_harness.backends.oracle.OracleBackend`: the hooks of the shared
-    migration runner. Needs ``self.conn``."""
-
-    migrations = MIGRATIONS
-    migration_ledger_ddl = LEDGER_DDL
-    missing_ledger_errors = (oracledb.DatabaseError,)
-
-    def object_exists(self, kind: str, name: str) -> bool:
-        """True when the object a step creates is in the data dictionary."""
-        with self.conn.cursor() as cur:
-            cur.execute(EXISTS_SQL[kind], name=name)
-            return cur.fetchone()[0] > 0
-
-    def run_migration_step(self, step: Step) -> None:
-        """Run one step unless its object exists; a failed Oracle Text index is dropped again
-        (it would stay behind as FAILED and block the next attempt).
-
-        Raises:
-            BackendError: The DDL failed; the message says what to fix.
-        """
-        if self.object_exists(step.kind, step.name):
-            return
-        try:
-            with self.conn.cursor() as cur:
-                cur.execute(step.sql)
-        except oracledb.DatabaseError as e:
-            if step.kind == "text index" and self.object_exists(step.kind, step.name):
-                with self.conn.cursor() as cur:
-                    cur.execute(f"DROP INDEX {step.name} FORCE")
-            raise BackendError(
-                f"migration step {step.name} failed: {first_line(e)}{hint(e)}. Fix it and run"
-                " `workshop setup --backend oracle` again."
-            ) from e

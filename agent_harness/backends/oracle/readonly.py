@@ -10,16 +10,19 @@ fetch.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 import oracledb
 
-from agent_harness.backends.base import BackendError, ReadOnlyResult, ReadOnlyViolation
+from agent_harness.backends.errors import BackendError, ReadOnlyViolation
 from agent_harness.backends.oracle.connection import connect_user, used_binds
 from agent_harness.backends.oracle.errors import error_code, first_line, full_code
+from agent_harness.backends.roles.supplychain import ReadOnlyResult
+from agent_harness.config import Settings
 from agent_harness.supplychain.schema import OWNER
 
-__all__ = ["ReadOnlySQL", "column_label", "plain_value", "screen_readonly_sql"]
+__all__ = ["ReadOnlySession", "column_label", "plain_value", "screen_readonly_sql"]
 
 _QUERY_KEYWORDS = ("SELECT", "WITH")
 _Q_QUOTE_CLOSE = {"[": "]", "{": "}", "<": ">", "(": ")"}
@@ -152,35 +155,45 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-class ReadOnlySQL:
-    """Mixin for :class:`~agent_harness.backends.oracle.OracleBackend`: ``readonly_query`` on
-    the read-only user's own connection. Needs ``self.settings``, ``self._readonly`` and
-    ``self._readonly_lock``."""
+class ReadOnlySession:
+    """The read-only user's own connection (opened on first use) and ``run_sql`` on it.
 
-    def _readonly_connection(self) -> oracledb.Connection:
-        if self._readonly is None:
+    Args:
+        settings: WORKSHOP_ORACLE_DSN and the read-only user's name and password.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.lock = threading.Lock()
+        self._conn: oracledb.Connection | None = None
+
+    def connection(self) -> oracledb.Connection:
+        """The open connection (call with :attr:`lock` held)."""
+        if self._conn is None:
             s = self.settings
             conn = connect_user(s, s.oracle_ro_user, s.oracle_ro_password, "read-only user")
             with conn.cursor() as cur:  # unqualified names resolve as on SQLite: vessels
                 cur.execute(f"ALTER SESSION SET CURRENT_SCHEMA = {OWNER}")
-            self._readonly = conn
-        return self._readonly
+            self._conn = conn
+        return self._conn
 
-    def _drop_readonly(self) -> None:
-        if self._readonly is not None:
+    def drop(self) -> None:
+        """Close the connection; a new one opens next time."""
+        if self._conn is not None:
             try:
-                self._readonly.close()
+                self._conn.close()
             except oracledb.Error:
                 pass  # broken by the interrupted call: a new one opens next time
-            self._readonly = None
+            self._conn = None
 
-    def readonly_query(
+    def query(
         self, sql: str, binds: dict | None = None, max_rows: int = 50, timeout_s: float = 5.0
     ) -> ReadOnlyResult:
+        """Screen the statement, then run it as the read-only user (see the module)."""
         statement = screen_readonly_sql(sql)
         max_rows = max(1, int(max_rows))
-        with self._readonly_lock:
-            conn = self._readonly_connection()
+        with self.lock:
+            conn = self.connection()
             conn.call_timeout = max(1, int(timeout_s * 1000))
             try:
                 with conn.cursor() as cur:
@@ -194,20 +207,20 @@ class ReadOnlySQL:
                     fetched = cur.fetchmany(max_rows + 1)
                 conn.rollback()  # nothing to undo after a query; keeps the session clean
             except oracledb.Error as e:
-                raise self._readonly_error(e, timeout_s) from e
+                raise self._error(e, timeout_s) from e
         rows = [[plain_value(v) for v in row] for row in fetched[:max_rows]]
         return ReadOnlyResult(columns=columns, rows=rows, truncated=len(fetched) > max_rows)
 
-    def _readonly_error(self, error: oracledb.Error, timeout_s: float) -> BackendError:
+    def _error(self, error: oracledb.Error, timeout_s: float) -> BackendError:
         full = full_code(error)
         if full == "DPY-4024" or error_code(error) in (1013, 3156):
-            self._drop_readonly()
+            self.drop()
             return BackendError(
                 f"query stopped after the {timeout_s:g} s time limit: add filters or aggregate"
                 " first"
             )
         if full.startswith("DPY-1") or full.startswith("DPY-4011"):
-            self._drop_readonly()
+            self.drop()
         if error_code(error) == 1031:
             return ReadOnlyViolation(
                 "read-only connection: this statement is not allowed (ORA-01031: insufficient"

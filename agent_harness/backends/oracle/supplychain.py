@@ -14,10 +14,14 @@ from typing import Any
 
 import oracledb
 
+from agent_harness.backends.connection import Connection
 from agent_harness.backends.oracle.connection import connect_user
+from agent_harness.backends.oracle.readonly import ReadOnlySession
+from agent_harness.backends.roles.supplychain import ReadOnlyResult, SupplyChain
+from agent_harness.config import Settings
 from agent_harness.supplychain.schema import OWNER
 
-__all__ = ["LOCATED", "SupplyChainTables", "create_table_sql", "identifier", "sql_literal"]
+__all__ = ["LOCATED", "OracleSupplyChain", "create_table_sql", "identifier", "sql_literal"]
 
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
 # Tables whose rows are points: they get an invisible SDO_GEOMETRY column next to lat/lon.
@@ -82,10 +86,20 @@ def comment_table(cur, table) -> None:
         )
 
 
-class SupplyChainTables:
-    """Mixin for :class:`~agent_harness.backends.oracle.OracleBackend`: load the demo data and
-    change comments as SUPPLYCHAIN. Needs ``self.settings``, ``self._lock``, ``self.query`` and
-    ``self._owner_conn``."""
+class OracleSupplyChain(SupplyChain):
+    """The demo schema, loaded and commented as SUPPLYCHAIN (its own connection, opened on
+    first use), and ``run_sql`` as the read-only user.
+
+    Args:
+        db: The harness owner's connection (it reads the demo tables through its grants).
+        settings: The users' names and passwords.
+    """
+
+    def __init__(self, db: Connection, settings: Settings) -> None:
+        self.db = db
+        self.settings = settings
+        self.readonly = ReadOnlySession(settings)
+        self._owner_conn: oracledb.Connection | None = None
 
     def _owner_connection(self) -> oracledb.Connection:
         if self._owner_conn is None:
@@ -93,21 +107,21 @@ class SupplyChainTables:
             self._owner_conn = connect_user(s, s.oracle_sc_user, s.oracle_sc_password, OWNER)
         return self._owner_conn
 
-    def supplychain_loaded(self) -> bool:
-        tables = self.query(
+    def loaded(self) -> bool:
+        tables = self.db.query(
             "SELECT COUNT(*) AS n FROM all_tables WHERE owner = :owner", {"owner": OWNER}
         )
         if not tables[0]["n"]:
             return False
-        return self.query("SELECT COUNT(*) AS n FROM supplychain.vessels")[0]["n"] > 0
+        return self.db.query("SELECT COUNT(*) AS n FROM supplychain.vessels")[0]["n"] > 0
 
-    def load_supplychain(self, tables: Sequence, rows: dict[str, list[tuple]]) -> dict[str, int]:
+    def load(self, tables: Sequence, rows: dict[str, list[tuple]]) -> dict[str, int]:
         readers = [
             identifier(self.settings.oracle_user),
             identifier(self.settings.oracle_ro_user),
         ]
         counts: dict[str, int] = {}
-        with self._lock:
+        with self.db.lock:
             conn = self._owner_connection()
             with conn.cursor() as cur:
                 cur.execute("SELECT table_name FROM user_tables")
@@ -142,5 +156,19 @@ class SupplyChainTables:
     def set_comment(self, table: str, column: str | None, comment: str) -> None:
         target = identifier(table) + (f".{identifier(column)}" if column else "")
         kind = "COLUMN" if column else "TABLE"
-        with self._lock, self._owner_connection().cursor() as cur:
+        with self.db.lock, self._owner_connection().cursor() as cur:
             cur.execute(f"COMMENT ON {kind} {target} IS {sql_literal(comment)}")
+
+    def readonly_query(
+        self, sql: str, binds: dict | None = None, max_rows: int = 50, timeout_s: float = 5.0
+    ) -> ReadOnlyResult:
+        return self.readonly.query(sql, binds, max_rows, timeout_s)
+
+    def close(self) -> None:
+        self.readonly.drop()
+        if self._owner_conn is not None:
+            try:
+                self._owner_conn.close()
+            except oracledb.Error:
+                pass  # already broken: nothing left to close
+            self._owner_conn = None

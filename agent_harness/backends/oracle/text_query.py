@@ -13,7 +13,7 @@ the same 255 bytes, which still finds the truncated token.
 
 from __future__ import annotations
 
-from agent_harness.backends.tokens import query_tokens
+from agent_harness.backends.search_words import query_tokens
 
 __all__ = [
     "MAX_QUERY_BYTES",
@@ -49,8 +49,8 @@ def _cut_utf8(text: str, max_bytes: int) -> str:
 def contains_query(text: str) -> str:
     """Turn any text into an Oracle Text ``CONTAINS`` query that cannot fail to parse.
 
-    The words of :func:`~agent_harness.backends.tokens.query_tokens` (letters and digits of any
-    script) are each escaped with :func:`escape_text_token` and joined with ``ACCUM``, so a
+    The words of :func:`~agent_harness.backends.search_words.query_tokens` (letters and digits of
+    any script) are each escaped with :func:`escape_text_token` and joined with ``ACCUM``, so a
     document scores higher the more of the words it contains. Words are cut to 255 bytes, the
     whole query to 3500 bytes; no words at all gives the stopword :data:`NO_MATCH_WORD`, a
     valid query that matches nothing. Never raises.
