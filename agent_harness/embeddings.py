@@ -13,7 +13,6 @@ product.
 from __future__ import annotations
 
 import hashlib
-
 import importlib.util
 import os
 import threading
