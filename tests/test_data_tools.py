@@ -8,8 +8,9 @@ import warnings
 import pytest
 
 from agent_harness.tools import ToolDefinitionError, ToolDefinitionWarning
-from agent_harness.tools.implementations import sql_binds
+from agent_harness.tools.implementations import numbered_binds, sql_binds
 from agent_harness.tools.parameter_rows import rows_from_schema, schema_from_rows
+from tests.oracle_floor import ORACLE_RESERVED
 
 PORT_SCHEMA = {
     "type": "object",
@@ -291,6 +292,48 @@ def test_bind_names_skip_quotes_and_comments():
     sql = "SELECT ':no', \":no2\" FROM t -- :no3\n WHERE a = :a /* :no4 */ AND b = :b AND a = :a"
     assert sql_binds(sql) == ["a", "b"]
     assert sql_binds("SELECT x::text FROM t WHERE y = :y") == ["y"]
+
+
+def test_binds_are_renamed_by_position_and_quotes_are_left_alone():
+    sql = "SELECT ':date' FROM t -- :size\n WHERE a = :date AND b = :size AND c = :date"
+    sent, renamed = numbered_binds(sql)
+    assert renamed == {"date": "arg1", "size": "arg2"}
+    assert sent == "SELECT ':date' FROM t -- :size\n WHERE a = :arg1 AND b = :arg2 AND c = :arg1"
+
+
+def test_a_sql_tool_may_call_its_parameters_by_words_oracle_reserves(h, monkeypatch):
+    # :size and :user raise ORA-01745 as Oracle bind names; the tool keeps its parameter names
+    # and the statement that runs binds them by position.
+    statement = (
+        "SELECT name FROM supplychain.vessels WHERE capacity_teu >= :size AND name <> :user"
+        " ORDER BY name"
+    )
+    schema = {
+        "type": "object",
+        "properties": {
+            "size": {"type": "integer", "description": "Least capacity in TEU."},
+            "user": {"type": "string", "description": "A vessel name to leave out."},
+        },
+        "required": ["size", "user"],
+    }
+    h.tools.define(
+        "big_vessels",
+        "Vessels of at least a size.",
+        schema,
+        {"type": "sql", "statement": statement},
+    )
+    sent = []
+    readonly_query = h.backend.readonly_query
+    monkeypatch.setattr(
+        h.backend,
+        "readonly_query",
+        lambda sql, binds, **kw: sent.append((sql, binds)) or readonly_query(sql, binds, **kw),
+    )
+    result, out = _call(h, "big_vessels", {"size": 20000, "user": "nobody"})
+    assert result.ok and out["rows"], out
+    [(sql, binds)] = sent
+    assert binds == {"arg1": 20000, "arg2": "nobody"} and ":size" not in sql
+    assert not [n for n in sql_binds(sql) if n.upper() in ORACLE_RESERVED]
 
 
 # --- public definitions, many at once -----------------------------------------------------------

@@ -10,7 +10,9 @@ documentation. The types:
   statement run through ``run_sql``'s read-only path, every argument a **bind variable**. Text is
   never pasted into SQL: the seed design's binder that doubles quotes inside a built string is
   one mistake away from injection (a backslash, a unicode quote, a number that is not a number);
-  a bind variable is data whatever it holds.
+  a bind variable is data whatever it holds. The binds are renamed by position before the
+  statement runs (:func:`numbered_binds`), so a parameter called ``date`` or ``size`` works on
+  Oracle too.
 * ``javascript``: ``{"source": "return args.a + args.b;"}``: the body of a function of ``args``,
   run in the ``exec_js`` sandbox (no files, no network, a time limit); the arguments reach it as
   a JSON value.
@@ -64,6 +66,7 @@ __all__ = [
     "IMPLEMENTATION_TYPES",
     "build_tool",
     "sql_binds",
+    "numbered_binds",
     "defined_types",
 ]
 
@@ -98,6 +101,26 @@ def sql_binds(statement: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def numbered_binds(statement: str) -> tuple[str, dict[str, str]]:
+    """The statement with its bind variables renamed by position (``:date`` -> ``:arg1``), and
+    each parameter's new name.
+
+    A parameter may have any name on both backends this way: Oracle refuses a reserved word
+    (``:date``, ``:size``, ``:level``, ``:mode``, ``:start``, ``:user``, ``:rows``, ...) or a
+    name that starts with ``_`` as a bind name with ORA-01745 (SQL Language Reference 23,
+    "Oracle SQL Reserved Words" and "Database Object Naming Rules"); ``argN`` is neither.
+    Quoted text and comments are left as they are.
+    """
+    renamed: dict[str, str] = {}
+
+    def rename(match: re.Match) -> str:
+        if not match.group(1):
+            return match.group(0)
+        return ":" + renamed.setdefault(match.group(1), f"arg{len(renamed) + 1}")
+
+    return _SQL_TOKEN.sub(rename, statement), renamed
+
+
 def _sql_function(definition: ToolDefinition):
     statement = definition.implementation.get("statement")
     if not isinstance(statement, str) or not statement.strip():
@@ -114,10 +137,13 @@ def _sql_function(definition: ToolDefinition):
     if not 1 <= max_rows <= 1000:
         raise ToolDefinitionError(f"tool {definition.name!r}: max_rows must be 1-1000")
 
+    sent, renamed = numbered_binds(statement)
+
     def run(**arguments) -> dict:
-        values = {b: arguments.get(b) for b in binds}  # bind variables: data, never SQL text
+        # Bind variables: data, never SQL text; named by position, never a reserved word.
+        values = {renamed[b]: arguments.get(b) for b in binds}
         try:
-            result = current().backend.readonly_query(statement, values, max_rows=max_rows)
+            result = current().backend.readonly_query(sent, values, max_rows=max_rows)
         except BackendError as e:
             raise ToolError(str(e)) from e
         return sql_result(result)
