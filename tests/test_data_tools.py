@@ -196,6 +196,17 @@ def test_a_broken_row_is_left_out_and_named(h):
             "inline",
         ),
         ({"description": "x" * 4001}, "at most 4000"),
+        # 2001 characters, 4002 bytes: a VARCHAR2(4000 CHAR) holds 4000 bytes (ORA-12899)
+        ({"description": "\u00e9" * 2001}, "takes 4002 bytes in UTF-8 \\(2001 characters\\)"),
+        (
+            {
+                "parameters": {
+                    "type": "object",
+                    "properties": {"a": {"type": "string", "description": "\u00e9" * 2001}},
+                }
+            },
+            "argument 'a': its description takes 4002 bytes",
+        ),
         (
             {"parameters": {"type": "object", "properties": {"a": {"description": "x"}}}},
             "JSON type",

@@ -42,10 +42,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_harness.backends.base import BackendError
+from agent_harness.backends.roles import TextTooLong, check_text_fits
 from agent_harness.js_sandbox import run_js
 from agent_harness.tools.context import current
 from agent_harness.tools.parameter_rows import (
-    MAX_TEXT,
     rows_from_schema,
     schema_from_rows,
     validator,
@@ -250,11 +250,10 @@ def build_tool(definition: ToolDefinition) -> Tool:
         )
     if not isinstance(definition.description, str) or not definition.description.strip():
         raise ToolDefinitionError(f"tool {name!r}: describe what it answers (a text)")
-    if len(definition.description) > MAX_TEXT:
-        raise ToolDefinitionError(
-            f"tool {name!r}: the description has {len(definition.description)} characters;"
-            f" at most {MAX_TEXT} are stored: shorten it"
-        )
+    try:  # bytes, not characters: the column is a VARCHAR2(4000 CHAR)
+        check_text_fits(definition.description, f"tool {name!r}: the description")
+    except TextTooLong as e:
+        raise ToolDefinitionError(str(e)) from None
     build = _builder(definition)
     if definition.access_level not in ACCESS_LEVELS:
         raise ToolDefinitionError(f"tool {name!r}: access_level must be one of {ACCESS_LEVELS}")
