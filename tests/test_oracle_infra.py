@@ -377,6 +377,9 @@ def test_devcontainer_commands_install_start_oracle_and_prepare_it(devcontainer)
     start = scripts["postStartCommand"]
     assert re.search(r"docker compose up -d --wait\b.* oracle\b", start)
     assert "WORKSHOP_BACKEND=oracle .venv/bin/workshop setup" in start
+    # The editor connects (and opens notebook 00) only after .venv and Oracle are ready; the
+    # default is updateContentCommand, before either (containers.dev JSON reference, waitFor).
+    assert devcontainer.get("waitFor") == "postStartCommand"
 
 
 # --- .github/workflows/tests.yml --------------------------------------------------------------
@@ -417,6 +420,15 @@ def test_oracle_marker_is_registered():
 
 
 # --- docs/oracle.md ---------------------------------------------------------------------------
+
+
+def test_the_health_check_rationale_matches_the_pinned_image():
+    # gvenzl/oci-oracle-free since 23.8: container-entrypoint.sh keeps
+    # /opt/oracle/hc-user-startup-scripts while the start-up scripts run and healthcheck.sh
+    # exits 5 meanwhile; the docs must not say that nothing in healthcheck.sh waits for them.
+    text = " ".join(DOCS.read_text(encoding="utf-8").split())
+    assert "hc-user-startup-scripts" in text and "exits 5" in text
+    assert "so that query can succeed while they still run" not in text
 
 
 def test_oracle_walkthrough_covers_the_commands_and_the_known_problems():
