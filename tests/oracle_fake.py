@@ -245,8 +245,8 @@ class FakeCursor:
         ]
         if rows is None and self.connection.driver.canned:
             rows = [{label: sample(kind, label, lobs_as_text) for label, kind in columns}]
-        elif rows is None and one_row_always(sql):  # COUNT(*) of nothing is 0, MAX is NULL
-            rows = [{label: 0 if kind == "int" else None for label, kind in columns}]
+        elif rows is None and (row := one_row_always(sql)):  # COUNT(*) of nothing is 0
+            rows = [row]
         self._rows = [self._row(r, columns) for r in rows or []]
         self.rowcount = len(self._rows)
 

@@ -49,6 +49,8 @@ __all__ = [
     "one_row_always",
     "oracle_parse",
     "select_columns",
+    "text_problems",
+    "untyped_recursive_anchors",
 ]
 
 SQLITE_ONLY = re.compile(
@@ -259,20 +261,70 @@ def check_statement(sql: str, binds: Any) -> list[str]:
             problems.append(f"{len(names)} placeholders, {len(binds)} values")
     elif names:
         problems.append(f"unbound {names}")
+    return problems + list(text_problems(sql))
+
+
+@cache
+def text_problems(sql: str) -> tuple[str, ...]:
+    """What is wrong with a statement's text, whatever its values (cached: a statement sent
+    once per row is read once)."""
+    problems = []
+    names = bind_names(sql)
     if reserved := [n for n in names if n.upper() in ORACLE_RESERVED or n.startswith("_")]:
         problems.append(f"reserved bind names {reserved} (ORA-01745)")
     if found := SQLITE_ONLY.search(sql):
         problems.append(f"SQLite syntax {found.group(0)!r}")
     if not_parsed(sql):
-        return problems
+        return tuple(problems)
     try:
         tree = oracle_parse(sql)
     except sqlglot.errors.SqlglotError as e:
         problems.append(f"does not parse as Oracle SQL: {str(e).splitlines()[0]}")
-        return problems
+        return tuple(problems)
     if reserved := sorted(_unquoted_names(tree) & ORACLE_RESERVED):
         problems.append(f"reserved words as unquoted names {reserved}")
-    return problems
+    problems += untyped_recursive_anchors(tree)
+    return tuple(problems)
+
+
+def untyped_recursive_anchors(tree: exp.Expression) -> list[str]:
+    """Recursive WITH columns whose anchor leaves their type to a short expression.
+
+    A recursive WITH takes its column types from the anchor member (SQL Language Reference 23,
+    SELECT, subquery_factoring_clause: "the data types of the columns of the recursive member
+    must match those of the anchor"), so a column the recursive member builds longer with
+    ``||`` must be CAST to a long enough type in the anchor (ORA-01489 / ORA-12899 otherwise).
+    """
+    found = []
+    for cte in tree.find_all(exp.CTE):
+        union = cte.this
+        if not isinstance(union, exp.Union):
+            continue
+        name = cte.alias_or_name.lower()
+        recursive = union.right
+        if not any(t.name.lower() == name for t in recursive.find_all(exp.Table)):
+            continue
+        anchor = union.left
+        while isinstance(anchor, exp.Union):
+            anchor = anchor.left
+        for position, built in enumerate(recursive.expressions):
+            if built.find(exp.DPipe) is None or position >= len(anchor.expressions):
+                continue
+            start = anchor.expressions[position]
+            start = start.this if isinstance(start, exp.Alias) else start
+            if not (isinstance(start, exp.Cast) and _long_enough(start.to)):
+                found.append(
+                    f"recursive WITH {name}: column {position + 1} grows with || but its anchor"
+                    f" {start.sql(dialect='oracle')} is not CAST to VARCHAR2(4000)"
+                )
+    return found
+
+
+def _long_enough(to: exp.DataType) -> bool:
+    if to.this in (exp.DataType.Type.TEXT,):
+        return True
+    sizes = [int(e.name) for e in to.expressions if e.name.isdigit()]
+    return bool(sizes) and sizes[0] >= 4000
 
 
 # --- what a query returns ---------------------------------------------------------------------
@@ -361,6 +413,7 @@ def _kind_by_name(name: str) -> str:
         "text_score",
         "distance",
         "vector_score",
+        "rrf_score",
     ):
         return "decimal"
     if name in (
@@ -376,6 +429,8 @@ def _kind_by_name(name: str) -> str:
         "r",
         "one",
         "ok",
+        "r_vec",
+        "r_txt",
     ):
         return "int"
     return "text"
@@ -419,18 +474,25 @@ def select_columns(sql: str) -> list[tuple[str, str]] | None:
     return columns
 
 
-def one_row_always(sql: str) -> bool:
-    """True for a query that returns exactly one row whatever the tables hold: only
-    aggregates in its select list and no GROUP BY (``SELECT COUNT(*) FROM ...``)."""
+def one_row_always(sql: str) -> dict | None:
+    """The one row a query returns on empty tables when it has one whatever the tables hold
+    (only aggregates in its select list, no GROUP BY: ``SELECT COUNT(*) FROM ...``), else
+    None. COUNT is 0, an aggregate inside COALESCE a number, any other aggregate NULL."""
     if not_parsed(sql):
-        return False
+        return None
     tree = oracle_parse(sql)
     if not isinstance(tree, exp.Select) or tree.args.get("group"):
-        return False
-    return all(
-        (p.this if isinstance(p, exp.Alias) else p).find(exp.AggFunc) is not None
-        for p in tree.expressions
-    )
+        return None
+    projections = [p.this if isinstance(p, exp.Alias) else p for p in tree.expressions]
+    if not all(p.find(exp.AggFunc) is not None for p in projections):
+        return None
+    row = {}
+    for (label, _kind), node in zip(select_columns(sql), projections):
+        if isinstance(node, exp.Count):
+            row[label] = 0
+        else:
+            row[label] = 1 if node.find(exp.Coalesce) is not None else None
+    return row
 
 
 def canned_row(sql: str) -> dict | None:
