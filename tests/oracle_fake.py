@@ -96,7 +96,8 @@ class Answer:
 
     Attributes:
         pattern: A regular expression searched in the statement.
-        rows: Rows (dicts by label), or a function ``(sql, binds) -> rows``.
+        rows: Rows (dicts by label, or tuples by position), or a function ``(sql, binds)``
+            returning them.
         out: Values for output binds (``cur.var``) by name, or a function ``(sql, binds)``.
         error: An exception to raise instead.
         times: Answer this many times only (None: always).
@@ -251,7 +252,10 @@ class FakeCursor:
         self.rowcount = len(self._rows)
 
     @staticmethod
-    def _row(row: Mapping, columns: list[tuple[str, str]]) -> tuple:
+    def _row(row: Mapping | Sequence, columns: list[tuple[str, str]]) -> tuple:
+        if not isinstance(row, Mapping):  # values by position
+            assert len(row) == len(columns), f"scripted row {row} for columns {columns}"
+            return tuple(row)
         by_label = {str(k).upper(): v for k, v in row.items()}
         missing = [label for label, _ in columns if label.upper() not in by_label]
         if missing:

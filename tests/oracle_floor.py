@@ -461,15 +461,15 @@ def select_columns(sql: str) -> list[tuple[str, str]] | None:
                 for name, declared in column_types().get(table, {}).items():
                     columns.append((name, _kind_of_type(declared)))
             continue
-        if projection.alias_or_name and not isinstance(projection, exp.Count):
+        if isinstance(projection, (exp.Alias, exp.Column)):
             ident = projection.args.get("alias") or (
                 projection.this if isinstance(projection, exp.Column) else None
             )
             quoted = isinstance(ident, exp.Identifier) and ident.quoted
             label = projection.alias_or_name
             label = label if quoted else label.upper()
-        else:
-            label = projection.sql(dialect="oracle").upper()
+        else:  # Oracle names an unnamed expression by its text, blanks left out
+            label = re.sub(r"\s+", "", projection.sql(dialect="oracle").upper())
         columns.append((label, _kind(projection, tables)))
     return columns
 
