@@ -25,6 +25,7 @@ STARTDB = ROOT / "setup" / "oracle" / "startdb"
 DEVCONTAINER = ROOT / ".devcontainer"
 WORKFLOW = ROOT / ".github" / "workflows" / "tests.yml"
 DOCS = ROOT / "docs" / "oracle.md"
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 # Every account setting the compose file, the start-up scripts and the Python settings share.
 ORACLE_ACCOUNT_VARS = (
@@ -420,6 +421,13 @@ def test_oracle_marker_is_registered():
 
 
 # --- docs/oracle.md ---------------------------------------------------------------------------
+
+
+def test_readme_names_every_oracle_module():
+    section = README.split("## Backends")[1].split("\n## ")[0]
+    modules = sorted(p.name for p in (ROOT / "agent_harness/backends/oracle").glob("*.py"))
+    missing = [m for m in modules if m != "__init__.py" and f"`{m}`" not in section]
+    assert not missing, f"README's Backends table does not name {missing}"
 
 
 def test_the_health_check_rationale_matches_the_pinned_image():

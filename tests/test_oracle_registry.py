@@ -236,6 +236,8 @@ def test_hybrid_and_keyword_ranking_fuse_contains_and_vector_distance_in_one_sta
     )
     [(sql, binds)] = backend.sent
     assert "CONTAINS(t.search_text, :q, 1) > 0" in sql and "SCORE(1)" in sql
+    # CONTAINS kept in its own query block (merged into the outer join: ORA-29908)
+    assert "SELECT /*+ NO_MERGE */ t.id, SCORE(1) AS text_score" in sql
     assert "MAX(sc.text_score) OVER ()" in sql and "FETCH FIRST :k ROWS ONLY" in sql
     assert binds["q"] == "{berth} ACCUM {near} ACCUM {accum}"  # escaped word by word
     assert ("VECTOR_DISTANCE(x.embedding, :qv, COSINE)" in sql) == (mode == "hybrid")
