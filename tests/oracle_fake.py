@@ -12,7 +12,7 @@ records every statement any cursor sends, with the values python-oracledb would 
   ORA-01745, as the driver and the database would.
 
 Queries are answered with rows whose column labels and value types come from
-:func:`tests.oracle_floor.select_columns` (LOB objects unless ``fetch_lobs=False``,
+:func:`tests.oracle_rows.select_columns` (LOB objects unless ``fetch_lobs=False``,
 ``Decimal``, ``datetime``, ``array.array`` for VECTOR), or with what a test scripts through
 :meth:`FakeOracle.answer`: rows, out values for PL/SQL binds, or an error.
 """
@@ -31,14 +31,8 @@ from typing import Any
 import oracledb
 from oracledb.errors import _Error
 
-from tests.oracle_floor import (
-    ORACLE_RESERVED,
-    bind_names,
-    check_statement,
-    one_row_always,
-    select_columns,
-)
-from tests.oracle_values import DB_TYPES, FakeLob, sample
+from tests.oracle_floor import ORACLE_RESERVED, bind_names, check_statement
+from tests.oracle_rows import DB_TYPES, FakeLob, one_row_always, sample, select_columns
 
 __all__ = ["Answer", "FakeOracle", "Sent", "oracle_error"]
 

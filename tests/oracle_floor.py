@@ -13,42 +13,29 @@ one (:func:`check_statement`):
   fallback of sqlglot to an unparsed ``Command`` counts as not read. Each rewrite and each
   exception names the documentation section that settles the original.
 
-:func:`select_columns` says what a query returns (the labels Oracle gives the columns and
-their kinds, from the select list and the tables' own DDL), so the fakes in
-``tests/oracle_fake.py`` (the python-oracledb driver) and :class:`RecordingConnection` (the
-``Connection``) can answer with rows of the right names and types.
+What a statement returns, for the fakes that answer it, is in ``tests/oracle_rows.py``.
 """
 
 from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
-from agent_harness.backends.connection import Connection
-from agent_harness.backends.oracle.connection import used_binds
-from agent_harness.backends.oracle.dialect import OracleDialect
-from tests.oracle_values import sample
-
 __all__ = [
     "NOT_PARSED",
     "ORACLE_RESERVED",
     "PARSER_GAPS",
     "SQLITE_ONLY",
-    "RecordingConnection",
     "bind_names",
-    "canned_row",
     "check_statement",
-    "column_types",
-    "one_row_always",
+    "not_parsed",
     "oracle_parse",
-    "select_columns",
     "text_problems",
     "untyped_recursive_anchors",
 ]
@@ -325,216 +312,3 @@ def _long_enough(to: exp.DataType) -> bool:
         return True
     sizes = [int(e.name) for e in to.expressions if e.name.isdigit()]
     return bool(sizes) and sizes[0] >= 4000
-
-
-# --- what a query returns ---------------------------------------------------------------------
-
-
-@cache
-def column_types() -> dict[str, dict[str, str]]:
-    """Table -> column -> declared Oracle type, read from the migrations' and the demo
-    schema's own CREATE TABLE statements (upper-case names)."""
-    from agent_harness.backends.oracle.migrations import MIGRATIONS
-    from agent_harness.backends.oracle.supplychain import create_table_sql
-    from agent_harness.supplychain.schema import TABLES
-
-    ddl = [s.sql for m in MIGRATIONS for s in m.steps if s.kind in ("table", "column")]
-    ddl += [create_table_sql(t) for t in TABLES]
-    tables: dict[str, dict[str, str]] = {}
-    for statement in ddl:
-        tree = oracle_parse(statement)
-        table = tree.find(exp.Table).name.upper()
-        for column in tree.find_all(exp.ColumnDef):
-            declared = column.args["kind"].sql(dialect="oracle").upper()
-            if "VECTOR" in statement and column.name.lower() == "embedding":
-                declared = "VECTOR"
-            tables.setdefault(table, {})[column.name.upper()] = declared
-    tables["SCHEMA_MIGRATIONS"] = {"VERSION": "NUMBER", "NAME": "VARCHAR2", "APPLIED_AT": "TS"}
-    return tables
-
-
-def _kind_of_type(declared: str) -> str:
-    if declared.startswith(("VARCHAR", "CHAR")):
-        return "text"
-    if declared == "CLOB":
-        return "clob"
-    if declared == "VECTOR":
-        return "vector"
-    if declared.startswith("TIMESTAMP") or declared in ("DATE", "TS"):
-        return "time"
-    if declared == "JSON":
-        return "json"
-    if declared in ("DOUBLE", "BINARY_DOUBLE", "FLOAT"):
-        return "float"
-    if declared.startswith(("NUMBER(", "DECIMAL(")) and "," in declared:
-        return "decimal"
-    return "int" if declared.startswith(("NUMBER", "INT", "DECIMAL")) else "text"
-
-
-def _kind(projection: exp.Expression, tables: list[str]) -> str:
-    node = projection.this if isinstance(projection, exp.Alias) else projection
-    name = projection.alias_or_name.upper()
-    if isinstance(node, (exp.Count, exp.RowNumber)):
-        return "int"
-    if isinstance(node, (exp.Sum, exp.Avg, exp.Div, exp.Sub, exp.Add, exp.Mul)):
-        return "decimal"
-    if isinstance(node, exp.Anonymous):
-        function = node.name.upper()
-        if function == "VECTOR_EMBEDDING":
-            return "vector"
-        if function in ("VECTOR_DISTANCE", "SCORE"):
-            return "float"
-        if function == "JSON_SERIALIZE":
-            return "text"
-    if isinstance(node, (exp.ToChar, exp.JSONFormat)):
-        return "text"
-    declared = [column_types().get(t, {}).get(name) for t in tables]
-    declared = [d for d in declared if d]
-    if declared:
-        return _kind_of_type(declared[0])
-    return _kind_by_name(name)
-
-
-def _kind_by_name(name: str) -> str:
-    """A computed column's kind by the name the statement gives it."""
-    name = name.lower()
-    if name in ("created_at", "updated_at"):
-        return "iso"
-    if name.endswith("_at") or name in ("since", "last_used", "last_called"):
-        return "time"
-    if name in (
-        "similarity",
-        "score",
-        "keyword_score",
-        "relevance",
-        "success_rate",
-        "p50_ms",
-        "p95_ms",
-        "text_score",
-        "distance",
-        "vector_score",
-        "rrf_score",
-    ):
-        return "decimal"
-    if name in (
-        "n",
-        "calls",
-        "successes",
-        "failures",
-        "depth",
-        "cycle",
-        "known",
-        "turns",
-        "next_version",
-        "r",
-        "one",
-        "ok",
-        "r_vec",
-        "r_txt",
-    ):
-        return "int"
-    return "text"
-
-
-def select_columns(sql: str) -> list[tuple[str, str]] | None:
-    """``(label, kind)`` of each column a query returns, as Oracle labels them (unquoted names
-    upper case, an unnamed expression as its text), or None for a statement without rows.
-
-    Kinds: ``text``, ``clob``, ``int``, ``decimal``, ``float``, ``time``, ``iso`` (a time read
-    back as ISO text), ``json``, ``vector``.
-    """
-    if not_parsed(sql):
-        return None
-    tree = oracle_parse(sql)
-    select = tree if isinstance(tree, (exp.Select, exp.Union)) else None
-    if select is None:
-        return None
-    while isinstance(select, exp.Union):
-        select = select.left
-    tables = [t.name.upper() for t in tree.find_all(exp.Table)]
-    columns = []
-    for projection in select.expressions:
-        if isinstance(projection, exp.Star) or (
-            isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
-        ):
-            for table in tables:
-                for name, declared in column_types().get(table, {}).items():
-                    columns.append((name, _kind_of_type(declared)))
-            continue
-        if isinstance(projection, (exp.Alias, exp.Column)):
-            ident = projection.args.get("alias") or (
-                projection.this if isinstance(projection, exp.Column) else None
-            )
-            quoted = isinstance(ident, exp.Identifier) and ident.quoted
-            label = projection.alias_or_name
-            label = label if quoted else label.upper()
-        else:  # Oracle names an unnamed expression by its text, blanks left out
-            label = re.sub(r"\s+", "", projection.sql(dialect="oracle").upper())
-        columns.append((label, _kind(projection, tables)))
-    return columns
-
-
-def one_row_always(sql: str) -> dict | None:
-    """The one row a query returns on empty tables when it has one whatever the tables hold
-    (only aggregates in its select list, no GROUP BY: ``SELECT COUNT(*) FROM ...``), else
-    None. COUNT is 0, an aggregate inside COALESCE a number, any other aggregate NULL."""
-    if not_parsed(sql):
-        return None
-    tree = oracle_parse(sql)
-    if not isinstance(tree, exp.Select) or tree.args.get("group"):
-        return None
-    projections = [p.this if isinstance(p, exp.Alias) else p for p in tree.expressions]
-    if not all(p.find(exp.AggFunc) is not None for p in projections):
-        return None
-    row = {}
-    for (label, _kind), node in zip(select_columns(sql), projections):
-        if isinstance(node, exp.Count):
-            row[label] = 0
-        else:
-            row[label] = 1 if node.find(exp.Coalesce) is not None else None
-    return row
-
-
-def canned_row(sql: str) -> dict | None:
-    """One row shaped like the statement's select list, as ``OracleConnection.query`` returns
-    it (lower-case keys, CLOBs read as text), or None for a statement without rows."""
-    columns = select_columns(sql)
-    if not columns:
-        return None
-    return {label.lower(): sample(kind, label, lobs_as_text=True) for label, kind in columns}
-
-
-class RecordingConnection(Connection):
-    """A :class:`Connection` in the Oracle dialect that records every statement and answers
-    queries with :func:`canned_row` (or with ``rows`` when given)."""
-
-    dialect = OracleDialect()
-
-    def __init__(self, rows: list[dict] | None = None) -> None:
-        super().__init__()
-        self.sent: list[tuple[str, dict]] = []
-        self.rows = rows
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        with self.lock:
-            yield
-
-    def query(self, sql: str, binds=None) -> list[dict]:
-        self.sent.append((sql, used_binds(sql, dict(binds or {}))))
-        if self.rows is not None:
-            return [dict(r) for r in self.rows]
-        row = canned_row(sql)
-        return [row] if row else []
-
-    def execute(self, sql: str, binds=None) -> int:
-        self.sent.append((sql, used_binds(sql, dict(binds or {}))))
-        return 1
-
-    def insert(self, sql: str, binds=None) -> int:
-        sql = f"{sql} RETURNING id INTO :new_id"
-        self.sent.append((sql, used_binds(sql, {**(binds or {}), "new_id": 0})))
-        return 7
-
-    def close(self) -> None:
-        return None

@@ -66,7 +66,7 @@ def _unconnected() -> OracleBackend:
     from agent_harness.backends.oracle.javascript import OracleJavaScript
     from agent_harness.backends.oracle.memory import OracleMemories
     from agent_harness.config import Settings
-    from tests.oracle_floor import RecordingConnection
+    from tests.oracle_rows import RecordingConnection
 
     backend = OracleBackend.__new__(OracleBackend)
     backend.db = RecordingConnection()

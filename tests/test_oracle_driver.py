@@ -11,7 +11,6 @@ is left to the Oracle-marked tests.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
 
@@ -24,30 +23,26 @@ from agent_harness.backends.migrations import RECORD_SQL
 from agent_harness.backends.oracle import MIGRATIONS, OracleBackend
 from agent_harness.backends.oracle.connection import connect_user
 from agent_harness.backends.oracle.migrations import LEDGER_DDL
-from agent_harness.backends.roles import RankWeights
-from agent_harness.config import Settings
-from agent_harness.embeddings import DIMENSIONS
 from agent_harness.memory import MemoryStore
 from agent_harness.tools.policy import Policy
-from tests.oracle_fake import FakeOracle, oracle_error
-from tests.oracle_values import FakeLob
+from tests.oracle_fake import oracle_error
+from tests.oracle_flows import (
+    EXISTS,
+    NOW,
+    exercise_roles,
+    fake_driver,
+    prepare_on,
+    settings,
+    vector,
+)
+from tests.oracle_rows import FakeLob
 
-NOW = dt.datetime(2026, 3, 1, 9, 30, 15, 123456, tzinfo=dt.timezone.utc)
-EXISTS = r"^SELECT COUNT\(\*\) FROM (user_|ctx_|dual WHERE :name)"
 DDL = re.compile(r"^\s*(CREATE|ALTER TABLE|BEGIN|DROP)")
-
-
-def settings(tmp_path, **overrides) -> Settings:
-    return dataclasses.replace(Settings.from_env(backend="oracle"), data_dir=tmp_path, **overrides)
 
 
 @pytest.fixture
 def fake(monkeypatch):
-    """The fake driver in place of ``oracledb.connect``; every statement sent is checked."""
-    driver = FakeOracle()
-    monkeypatch.setattr(oracledb, "connect", driver.connect)
-    yield driver
-    assert driver.problems() == []
+    yield from fake_driver(monkeypatch)
 
 
 @pytest.fixture
@@ -55,11 +50,6 @@ def backend(fake, tmp_path):
     b = OracleBackend(settings(tmp_path, onnx_model="none"))
     yield b
     b.close()
-
-
-def vector(seed: int = 0) -> np.ndarray:
-    v = np.random.default_rng(seed).normal(size=DIMENSIONS).astype(np.float32)
-    return v / np.linalg.norm(v)
 
 
 # --- migrations -------------------------------------------------------------------------------
@@ -202,78 +192,8 @@ def test_an_empty_setting_is_stored_as_null_and_read_back_as_empty(fake, backend
 # --- every role, through the driver, with typed canned rows -------------------------------------
 
 
-def _roles(b: OracleBackend) -> None:
-    scope = Scope("u", "a")
-    memory = {
-        "user_id": "u",
-        "agent_id": "a",
-        "thread_id": None,
-        "kind": "note",
-        "subject": "s",
-        "content": "c",
-        "metadata": "{}",
-        "content_hash": "h",
-    }
-    b.memories.insert(memory, vector(1))
-    b.memories.update(7, memory, vector(2))
-    b.memories.list(scope, [("column", "kind", ["note"]), ("metadata", "n", 3)], 10)
-    b.memories.delete(scope, 7)
-    b.boxes.upsert(
-        "toolbox", "t", {"description": "d", "parameters": "{}", "search_text": "s"}, vector(3)
-    )
-    b.boxes.rows("toolbox")
-    b.boxes.nearest_names("skillbox", vector(4), 3)
-    b.boxes.delete("skillbox", ["a"])
-    b.scratch.paths(scope)
-    b.telemetry.stats(20, NOW, tools=["a"])
-    b.telemetry.rows("t", 0, 10)
-    b.telemetry.prune(NOW, 100)
-    b.telemetry.last_id()
-    b.breakers.all()
-    b.breakers.transitions("t", 5)
-    for mode in ("vector", "hybrid", "keyword"):
-        b.tool_ranking.rank(
-            None if mode == "keyword" else vector(5),
-            "berth occupancy",
-            window_calls=20,
-            since=NOW,
-            now=NOW,
-            weights=RankWeights(),
-            k=5,
-            mode=mode,
-        )
-    b.tool_ranking.neighbours("t", 3, NOW)
-    b.provenance.start_turn(
-        {
-            "turn_id": "x",
-            "thread_id": "t",
-            "user_id": "u",
-            "agent_id": "a",
-            "question": "q",
-            "model": "m",
-            "started_at": NOW,
-        }
-    )
-    b.provenance.finish_turn("x", {"answer": "a", "status": "answered"})
-    b.provenance.events("x")
-    b.provenance.turns(5)
-    b.provenance.turns_using("t", failed=True)
-    b.provenance.offered_never_called("x")
-    b.tool_definitions.all()
-    b.tool_definitions.delete("t")
-    b.skill_graph.replace_links("s", [("t", "read")], [("d", True)], None)
-    b.skill_graph.resolve("s")
-    b.skill_graph.links()
-    b.skill_graph.dependencies()
-    b.skill_graph.parents()
-    b.agents.get("a")
-    b.agents.names()
-    b.agents.loaded("t", "a")
-    b.agents.delete("a")
-
-
 def test_every_role_runs_through_the_driver_with_oracles_row_types(fake, backend):
-    _roles(backend)
+    exercise_roles(backend)
     assert len({s.sql for s in fake.sent}) > 40
 
 
@@ -328,88 +248,15 @@ def test_describe_and_close_every_connection(fake, backend):
 # --- the whole `workshop setup` -------------------------------------------------------------------
 
 
-def _dictionary(fake: FakeOracle) -> None:
-    """Answer the catalog scanner's dictionary queries as Oracle would after the load."""
-    from agent_harness.catalog_scanner import COLUMNS_SQL, FOREIGN_KEYS_SQL, TABLES_SQL
-    from agent_harness.supplychain.schema import TABLES
-
-    fake.answer(
-        re.escape(TABLES_SQL),
-        [{"TABLE_NAME": t.name.upper(), "COMMENTS": t.comment} for t in TABLES],
-    )
-    fake.answer(
-        re.escape(COLUMNS_SQL),
-        [
-            {
-                "TABLE_NAME": t.name.upper(),
-                "COLUMN_NAME": c.name.upper(),
-                "DATA_TYPE": c.declared_type.split("(")[0],
-                "DATA_LENGTH": c.length,
-                "DATA_SCALE": c.scale,
-                "NULLABLE": "Y" if c.nullable else "N",
-                "COLUMN_ID": i,
-                "COMMENTS": c.comment,
-            }
-            for t in TABLES
-            for i, c in enumerate(t.columns, start=1)
-        ],
-    )
-    fake.answer(
-        re.escape(FOREIGN_KEYS_SQL),
-        [
-            {
-                "CONSTRAINT_NAME": f"{t.name}_{fk.column}_fk".upper(),
-                "TABLE_NAME": t.name.upper(),
-                "COLUMN_NAME": fk.column.upper(),
-                "REF_TABLE": fk.ref_table.upper(),
-                "REF_COLUMN": fk.ref_column.upper(),
-            }
-            for t in TABLES
-            for fk in t.foreign_keys
-        ],
-    )
+@pytest.fixture
+def empty_fake(monkeypatch):
+    """The fake of a database where nothing is stored yet: unscripted queries get no rows."""
+    yield from fake_driver(monkeypatch, canned=False)
 
 
-def _remember(fake: FakeOracle, table: str, key: str = "name") -> None:
-    """Answer reads of ``table`` by key with the rows the harness wrote there (the binds of
-    its MERGE or INSERT statements): the little state ``workshop setup`` reads back."""
-    from tests.oracle_floor import select_columns
-    from tests.oracle_values import sample
-
-    def rows(sql, binds):
-        stored = [s.binds for s in fake.statements(rf"^(MERGE|INSERT) INTO {table}\b")]
-        wanted = set((binds or {}).values())
-        out = []
-        for written in stored:
-            if wanted and written[key] not in wanted:
-                continue
-            row = {}
-            for label, kind in select_columns(sql):
-                value = written.get(label.lower(), sample(kind, label, True))
-                row[label] = value.read() if isinstance(value, FakeLob) else value
-            out.append(row)
-        return out
-
-    fake.answer(rf"^SELECT (?:(?!\bFROM\b).)* FROM {table} WHERE ", rows)
-
-
-def test_workshop_setup_runs_every_step_on_the_driver(tmp_path, monkeypatch):
-    import agent_harness
-
-    fake = FakeOracle(canned=False)  # nothing stored yet: queries answer no rows
-    monkeypatch.setattr(oracledb, "connect", fake.connect)
+def test_workshop_setup_runs_every_step_on_the_driver(empty_fake, tmp_path, monkeypatch):
     monkeypatch.setenv("WORKSHOP_ONNX_MODEL", "none")
-    fake.answer(EXISTS, [{"COUNT(*)": 0}])
-    fake.answer(r"^SELECT COUNT\(\*\) AS n FROM SUPPLYCHAIN\.", [{"N": 42}])
-    _dictionary(fake)
-    _remember(fake, "skillbox")
-    _remember(fake, "agents")
-    _remember(fake, "agent_skills", key="agent_name")
-    h = agent_harness.connect(backend="oracle", data_dir=tmp_path, prepare=False)
-    try:
-        steps = [s.name for s in h.prepare()]
-    finally:
-        h.close()
+    steps = prepare_on(empty_fake, tmp_path)
     assert steps == [
         "migrations",
         "embedding model",
@@ -419,6 +266,6 @@ def test_workshop_setup_runs_every_step_on_the_driver(tmp_path, monkeypatch):
         "tools",
         "agents",
     ]
-    assert fake.problems() == []
-    assert fake.statements(r"^GRANT SELECT ON vessels TO WORKSHOP_RO$")
-    assert fake.statements(r"^MERGE INTO toolbox") and fake.statements(r"^MERGE INTO agents ")
+    assert empty_fake.statements(r"^GRANT SELECT ON vessels TO WORKSHOP_RO$")
+    assert empty_fake.statements(r"^MERGE INTO toolbox")
+    assert empty_fake.statements(r"^MERGE INTO agents ")

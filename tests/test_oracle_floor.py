@@ -11,6 +11,7 @@ statement).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from functools import cache
 
@@ -25,7 +26,8 @@ from agent_harness.backends.oracle.embeddings import CLIENT_MODE, DATABASE_MODE
 from agent_harness.backends.oracle.migrations import MIGRATIONS
 from agent_harness.memory import MemoryStore
 from agent_harness.supplychain.schema import TABLES
-from tests.oracle_fake import FakeOracle
+from tests import oracle_flows as flows
+from tests.oracle_fake import FakeOracle, oracle_error
 from tests.oracle_floor import (
     NOT_PARSED,
     PARSER_GAPS,
@@ -43,39 +45,36 @@ def statement_inventory() -> tuple[str, ...]:
     import tempfile
     from pathlib import Path
 
-    from tests import test_oracle_driver as driver
-    from tests import test_oracle_parts as parts
-
     with tempfile.TemporaryDirectory(prefix="oracle-inventory-") as name:
-        return _everything(Path(name), driver, parts)
+        return _everything(Path(name))
 
 
-def _everything(folder, driver, parts) -> tuple[str, ...]:
+def _everything(folder) -> tuple[str, ...]:
     """Drive the backend on the fake through every path; the distinct statements sent."""
     model = folder / "model.onnx"
     model.write_bytes(b"ONNX")
     fake = FakeOracle()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(oracledb, "connect", fake.connect)
-        backend = OracleBackend(driver.settings(folder, onnx_model=str(model)))
-        fake.answer(driver.EXISTS, [{"COUNT(*)": 0}])
+        backend = OracleBackend(flows.settings(folder, onnx_model=str(model)))
+        fake.answer(flows.EXISTS, [{"COUNT(*)": 0}])
         fake.answer(r"FROM schema_migrations ORDER BY version", [])
         backend.migrate()
         step = next(s for m in MIGRATIONS for s in m.steps if s.kind == "text index")
-        fake.answer(re.escape(step.sql), error=driver.oracle_error("ORA-29855: failed"))
+        fake.answer(re.escape(step.sql), error=oracle_error("ORA-29855: failed"))
         fake.answer(r"user_indexes WHERE index_name", [{"COUNT(*)": 1}], times=1)
         fake.answer(r"user_indexes WHERE index_name", [{"COUNT(*)": 0}], times=1)
         with pytest.raises(BackendError):
             backend.run_migration_step(step)
         with backend.transaction(), pytest.raises(ValueError), backend.transaction():
             raise ValueError("rolled back to its savepoint")
-        driver._roles(backend)
+        flows.exercise_roles(backend)
         store = MemoryStore(
-            backend, Scope("u", "a"), lambda t: np.stack([driver.vector(1)] * len(t))
+            backend, Scope("u", "a"), lambda t: np.stack([flows.vector(1)] * len(t))
         )
         for mode in ("vector", "keyword", "hybrid"):
             store.search("berth", k=3, mode=mode, kinds=["note", "table"])
-        backend.load_supplychain(TABLES, parts.few_rows())
+        backend.load_supplychain(TABLES, flows.few_rows())
         backend.set_comment("ports", "name", "x")
         backend.readonly_query("SELECT name FROM ports WHERE port_code = :code", {"code": "x"})
         fake.answer(r"FROM harness_settings WHERE name", [{"VALUE": DATABASE_MODE}])
@@ -85,41 +84,24 @@ def _everything(folder, driver, parts) -> tuple[str, ...]:
         for recorded in (CLIENT_MODE, DATABASE_MODE):
             fake.answer(r"FROM harness_settings WHERE name", [{"VALUE": recorded}])
             fake.answer(r"FROM memories ORDER BY id", [{"ID": 1, "SUBJECT": "s", "CONTENT": "c"}])
-            backend.settings = driver.dataclasses.replace(
+            backend.settings = dataclasses.replace(
                 backend.settings, onnx_model="none" if recorded == DATABASE_MODE else str(model)
             )
             backend.embeddings.settings = backend.settings
             backend.setup_embeddings(lambda texts: np.ones((len(texts), 384), np.float32))
-        fake.answer(r"DBMS_MLE\.eval", out=parts._mle)
+        fake.answer(r"DBMS_MLE\.eval", out=flows.mle_outcome)
         backend.run_js("1 + 1", 100)
-        parts._healthy(fake)
-        parts._doctor(backend)
+        flows.answer_healthy(fake)
+        flows.doctor_results(backend)
         backend.close()
     with pytest.MonkeyPatch.context() as mp:
         whole = FakeOracle(canned=False)
         mp.setattr(oracledb, "connect", whole.connect)
         mp.setenv("WORKSHOP_ONNX_MODEL", "none")
-        prepare_on(whole, folder / "setup")
+        flows.prepare_on(whole, folder / "setup")
     sent = [s.sql for s in fake.sent + whole.sent]
     assert not fake.problems() + whole.problems()
     return tuple(dict.fromkeys(sent))
-
-
-def prepare_on(fake: FakeOracle, folder) -> None:
-    """``workshop setup`` on the fake (as in test_oracle_driver)."""
-    import agent_harness
-    from tests import test_oracle_driver as driver
-
-    fake.answer(driver.EXISTS, [{"COUNT(*)": 0}])
-    fake.answer(r"^SELECT COUNT\(\*\) AS n FROM SUPPLYCHAIN\.", [{"N": 42}])
-    driver._dictionary(fake)
-    for table, key in (("skillbox", "name"), ("agents", "name"), ("agent_skills", "agent_name")):
-        driver._remember(fake, table, key)
-    h = agent_harness.connect(backend="oracle", data_dir=folder, prepare=False)
-    try:
-        h.prepare()
-    finally:
-        h.close()
 
 
 def _needs(pattern: re.Pattern, replacement: str, sql: str) -> bool:

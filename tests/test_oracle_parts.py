@@ -12,7 +12,6 @@ from __future__ import annotations
 import array
 import re
 import types
-from functools import cache
 
 import numpy as np
 import oracledb
@@ -29,17 +28,21 @@ from agent_harness.backends.oracle.embeddings import (
 from agent_harness.backends.oracle.supplychain import LOCATED, identifier
 from agent_harness.embeddings import DIMENSIONS
 from agent_harness.supplychain.schema import TABLES
-from tests.oracle_fake import FakeOracle, oracle_error
-from tests.oracle_values import FakeLob
-from tests.test_oracle_driver import settings
+from tests.oracle_fake import oracle_error
+from tests.oracle_flows import (
+    answer_healthy,
+    doctor_results,
+    fake_driver,
+    few_rows,
+    mle_outcome,
+    settings,
+)
+from tests.oracle_rows import FakeLob
 
 
 @pytest.fixture
 def fake(monkeypatch):
-    driver = FakeOracle()
-    monkeypatch.setattr(oracledb, "connect", driver.connect)
-    yield driver
-    assert driver.problems() == []
+    yield from fake_driver(monkeypatch)
 
 
 def _backend(fake, tmp_path, **overrides) -> OracleBackend:
@@ -51,15 +54,6 @@ def backend(fake, tmp_path):
     b = _backend(fake, tmp_path)
     yield b
     b.close()
-
-
-@cache
-def few_rows() -> dict[str, list[tuple]]:
-    from agent_harness.supplychain import generate
-
-    rows = {name: table_rows[:3] for name, table_rows in generate().items()}
-    rows["cargo_items"] = []  # an empty table is created, commented and granted all the same
-    return rows
 
 
 # --- the demo schema ----------------------------------------------------------------------------
@@ -248,15 +242,8 @@ def test_changing_the_mode_reembeds_every_memory_and_empties_the_boxes(fake, tmp
 # --- exec_js on MLE ---------------------------------------------------------------------------
 
 
-def _mle(sql, binds):
-    """What DBMS_MLE.eval appends to the result CLOB: the wrapper's completion value."""
-    from py_mini_racer import MiniRacer
-
-    return {"result": FakeLob(oracledb.DB_TYPE_CLOB, MiniRacer().eval(binds["source"].read()))}
-
-
 def test_exec_js_runs_in_a_pure_mle_context(fake, backend):
-    fake.answer(r"DBMS_MLE\.eval", out=_mle)
+    fake.answer(r"DBMS_MLE\.eval", out=mle_outcome)
     out = backend.run_js("console.log('hi'); 6 * 7", 250)
     assert out == {"result": 42, "console": ["hi"]}
     [env] = fake.statements(r"^CREATE MLE ENV")
@@ -316,51 +303,16 @@ def test_an_unreachable_database_leaves_exec_js_to_the_client(fake, backend, mon
 # --- the doctor -----------------------------------------------------------------------------------
 
 
-def _doctor(backend) -> dict:
-    results = {}
-    for name, _fix, check in backend.doctor_checks():
-        try:
-            results[name] = ("ok", check())
-        except (BackendError, oracledb.Error) as e:
-            results[name] = ("failed", str(e))
-    return results
-
-
-def _healthy(fake) -> None:
-    from agent_harness.backends.oracle.migrations import MIGRATIONS
-
-    indexes = [s.name for m in MIGRATIONS for s in m.steps if "index" in s.kind]
-    fake.answer(r"FROM v\$parameter", [{"VALUE": str(512 * 1024 * 1024)}])
-    fake.answer(
-        r"FROM user_indexes$",
-        [
-            {
-                "INDEX_NAME": n,
-                "INDEX_TYPE": "NORMAL",
-                "STATUS": "VALID",
-                "DOMIDX_STATUS": None,
-                "DOMIDX_OPSTATUS": None,
-            }
-            for n in indexes
-        ],
-    )
-    fake.answer(r"FROM ctx_user_index_errors", [{"N": 0}])
-    fake.answer(
-        r"^(INSERT|CREATE TABLE)", error=oracle_error("ORA-01031: insufficient"), user="workshop_ro"
-    )
-    fake.answer(r"FROM harness_settings", [{"VALUE": CLIENT_MODE}])
-
-
 def test_the_doctor_passes_a_healthy_database(fake, backend):
-    _healthy(fake)
-    results = _doctor(backend)
+    answer_healthy(fake)
+    results = doctor_results(backend)
     assert all(status == "ok" for status, _ in results.values()), results
     assert results["vector pool"][1] == "vector_memory_size = 512 MB"
     assert results["read-only user"][1] == "refused INSERT: ORA-01031, CREATE TABLE: ORA-01031"
 
 
 def test_the_doctor_names_what_is_wrong(fake, backend):
-    _healthy(fake)
+    answer_healthy(fake)
     fake.answer(r"FROM v\$parameter", [{"VALUE": "0"}])
     fake.answer(
         r"FROM user_indexes$",
@@ -377,7 +329,7 @@ def test_the_doctor_names_what_is_wrong(fake, backend):
     fake.answer(r"^(INSERT|CREATE TABLE)", [], user="workshop_ro")  # it could write
     fake.answer(r"FROM harness_settings", [{"VALUE": DATABASE_MODE}])
     fake.answer(r"FROM user_mining_models", [{"N": 0}])
-    results = _doctor(backend)
+    results = doctor_results(backend)
     assert results["vector pool"] == (
         "failed",
         "vector_memory_size is 0: HNSW indexes cannot be built",
@@ -388,9 +340,9 @@ def test_the_doctor_names_what_is_wrong(fake, backend):
 
 
 def test_the_doctor_reads_the_pool_from_the_indexes_when_v_parameter_is_hidden(fake, backend):
-    _healthy(fake)
+    answer_healthy(fake)
     fake.answer(r"FROM v\$parameter", error=oracle_error("ORA-00942: table or view does not exist"))
     fake.answer(r"user_indexes WHERE index_name = :name", [{"COUNT(*)": 1}], times=1)
-    assert "HNSW indexes exist" in _doctor(backend)["vector pool"][1]
+    assert "HNSW indexes exist" in doctor_results(backend)["vector pool"][1]
     fake.answer(r"user_indexes WHERE index_name = :name", [{"COUNT(*)": 0}])
-    assert _doctor(backend)["vector pool"][0] == "failed"
+    assert doctor_results(backend)["vector pool"][0] == "failed"

@@ -30,7 +30,8 @@ from agent_harness.backends.roles import (
     TextTooLong,
     ToolDefinitions,
 )
-from tests.oracle_floor import RecordingConnection, check_statement
+from tests.oracle_floor import check_statement
+from tests.oracle_rows import RecordingConnection
 
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 SCOPE = Scope("u", "a")
