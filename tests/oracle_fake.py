@@ -7,9 +7,11 @@ records every statement any cursor sends, with the values python-oracledb would 
 * a ``datetime`` bound without ``setinputsizes(DB_TYPE_TIMESTAMP)`` goes as DATE, so its
   fraction of a second is gone (python-oracledb 26, "Binding Dates and Timestamps");
 * ``''`` arrives as NULL (Oracle reads an empty string as NULL);
-* a value of a type python-oracledb cannot bind (numpy scalars, dicts) raises DPY-3002, a
-  missing value ORA-01008, a value for no placeholder DPY-4008, a reserved bind name
-  ORA-01745, as the driver and the database would.
+* a value of a type python-oracledb cannot bind raises DPY-3002 (the types of
+  ``OracleMetadata.from_value`` in its ``impl/base/metadata.pyx``: ``numpy.float64`` passes
+  as a float, ``numpy.float32``, ``numpy.int64`` or a dict do not), a missing value
+  ORA-01008, a value for no placeholder DPY-4008, a reserved bind name ORA-01745, as the
+  driver and the database would.
 
 Queries are answered with rows whose column labels and value types come from
 :func:`tests.oracle_rows.select_columns` (LOB objects unless ``fetch_lobs=False``,
@@ -183,13 +185,12 @@ class FakeCursor:
     def _value(value: Any, size: Any) -> Any:
         if value is None or isinstance(value, FakeVar):
             return value
-        if not isinstance(value, _BINDABLE) or (
-            type(value).__module__ == "numpy" or isinstance(value, (dict, list))
-        ):
-            if not (isinstance(value, (dict, list)) and size is oracledb.DB_TYPE_JSON):
-                raise oracle_error(
-                    f"DPY-3002: Python value of type {type(value).__name__} is not supported"
-                )
+        if isinstance(value, (dict, list)) and size is oracledb.DB_TYPE_JSON:
+            return value
+        if not isinstance(value, _BINDABLE):  # numpy.float32, numpy.int64, a dict, ...
+            raise oracle_error(
+                f"DPY-3002: Python value of type {type(value).__name__} is not supported"
+            )
         if isinstance(value, str) and value == "":
             return None  # Oracle reads '' as NULL
         if isinstance(value, dt.datetime) and size not in _TIMESTAMPS:

@@ -197,7 +197,8 @@ def test_the_fake_refuses_what_python_oracledb_refuses():
         with pytest.raises(oracledb.DatabaseError, match="DPY-4008"):
             cur.execute("SELECT a FROM t WHERE d = :d", d=1, e=2)
         with pytest.raises(oracledb.NotSupportedError, match="DPY-3002"):
-            cur.execute("SELECT a FROM t WHERE d = :d", d=np.float64(1.0))
+            cur.execute("SELECT a FROM t WHERE d = :d", d=np.float32(1.0))
+        cur.execute("SELECT a FROM t WHERE d = :d", d=np.float64(1.0))  # a float subclass
         cur.execute("SELECT a FROM t ORDER BY a LIMIT 5")  # sent: the floor reports it
     # sqlglot reads LIMIT even in its Oracle dialect: the SQLite-only list catches it
     assert fake.problems() == ["SQLite syntax 'LIMIT' in SELECT a FROM t ORDER BY a LIMIT 5"]
