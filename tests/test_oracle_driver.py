@@ -167,6 +167,9 @@ def test_sub_second_times_round_trip_because_they_bind_as_timestamp(fake, backen
     )
     [record] = fake.statements(r"^INSERT INTO tool_telemetry")
     assert record.binds["started_at"].microsecond == NOW.microsecond
+    rows = [{"at": None}, {"at": NOW}]  # executemany: a later row's datetime types the column
+    backend.db.execute_many("UPDATE tool_transitions SET at = :at WHERE at IS NULL", rows)
+    assert fake.sent[-1].binds["at"] == NOW
     with backend.db.conn.cursor() as cur:  # the same value bound plainly loses its fraction
         cur.execute("SELECT 1 AS one FROM dual WHERE :at IS NOT NULL", at=NOW)
     assert fake.sent[-1].binds["at"].microsecond == 0
