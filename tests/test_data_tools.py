@@ -8,8 +8,9 @@ import warnings
 import pytest
 
 from agent_harness.tools import ToolDefinitionError, ToolDefinitionWarning
-from agent_harness.tools.implementations import sql_binds
+from agent_harness.tools.implementations import numbered_binds, sql_binds
 from agent_harness.tools.parameter_rows import rows_from_schema, schema_from_rows
+from tests.oracle_floor import ORACLE_RESERVED
 
 PORT_SCHEMA = {
     "type": "object",
@@ -21,6 +22,13 @@ PORT_SCHEMA = {
 }
 PORTS_SQL = (
     "SELECT port_code, name FROM supplychain.ports WHERE country = :country ORDER BY port_code"
+)
+# The first :limit of them, in SQL both backends read (Oracle has no LIMIT; SQLite has no
+# FETCH FIRST): these tests also run in the Oracle job.
+FIRST_PORTS_SQL = (
+    "SELECT port_code, name FROM (SELECT port_code, name,"
+    " ROW_NUMBER() OVER (ORDER BY port_code) AS position FROM supplychain.ports"
+    " WHERE country = :country) numbered WHERE position <= :limit ORDER BY port_code"
 )
 
 
@@ -79,10 +87,12 @@ def test_arguments_are_validated_against_the_stored_schema_with_defaults(h):
         "ports_limited",
         "Some ports of a country.",
         PORT_SCHEMA,
-        {"type": "sql", "statement": PORTS_SQL + " LIMIT :limit"},
+        {"type": "sql", "statement": FIRST_PORTS_SQL},
     )
     result, out = _call(h, "ports_limited", {"country": "China"})
-    assert result.ok and len(out["rows"]) <= 5  # default limit filled in
+    china = {"sql": PORTS_SQL, "binds": {"country": "China"}}
+    everything = json.loads(h.tools.call("run_sql", china))
+    assert result.ok and out["rows"] == everything["rows"][:5]  # default limit filled in
     for bad in (
         {"country": 7},
         {},
@@ -186,6 +196,17 @@ def test_a_broken_row_is_left_out_and_named(h):
             "inline",
         ),
         ({"description": "x" * 4001}, "at most 4000"),
+        # 2001 characters, 4002 bytes: a VARCHAR2(4000 CHAR) holds 4000 bytes (ORA-12899)
+        ({"description": "\u00e9" * 2001}, "takes 4002 bytes in UTF-8 \\(2001 characters\\)"),
+        (
+            {
+                "parameters": {
+                    "type": "object",
+                    "properties": {"a": {"type": "string", "description": "\u00e9" * 2001}},
+                }
+            },
+            "argument 'a': its description takes 4002 bytes",
+        ),
         (
             {"parameters": {"type": "object", "properties": {"a": {"description": "x"}}}},
             "JSON type",
@@ -282,6 +303,48 @@ def test_bind_names_skip_quotes_and_comments():
     sql = "SELECT ':no', \":no2\" FROM t -- :no3\n WHERE a = :a /* :no4 */ AND b = :b AND a = :a"
     assert sql_binds(sql) == ["a", "b"]
     assert sql_binds("SELECT x::text FROM t WHERE y = :y") == ["y"]
+
+
+def test_binds_are_renamed_by_position_and_quotes_are_left_alone():
+    sql = "SELECT ':date' FROM t -- :size\n WHERE a = :date AND b = :size AND c = :date"
+    sent, renamed = numbered_binds(sql)
+    assert renamed == {"date": "arg1", "size": "arg2"}
+    assert sent == "SELECT ':date' FROM t -- :size\n WHERE a = :arg1 AND b = :arg2 AND c = :arg1"
+
+
+def test_a_sql_tool_may_call_its_parameters_by_words_oracle_reserves(h, monkeypatch):
+    # :size and :user raise ORA-01745 as Oracle bind names; the tool keeps its parameter names
+    # and the statement that runs binds them by position.
+    statement = (
+        "SELECT name FROM supplychain.vessels WHERE capacity_teu >= :size AND name <> :user"
+        " ORDER BY name"
+    )
+    schema = {
+        "type": "object",
+        "properties": {
+            "size": {"type": "integer", "description": "Least capacity in TEU."},
+            "user": {"type": "string", "description": "A vessel name to leave out."},
+        },
+        "required": ["size", "user"],
+    }
+    h.tools.define(
+        "big_vessels",
+        "Vessels of at least a size.",
+        schema,
+        {"type": "sql", "statement": statement},
+    )
+    sent = []
+    readonly_query = h.backend.readonly_query
+    monkeypatch.setattr(
+        h.backend,
+        "readonly_query",
+        lambda sql, binds, **kw: sent.append((sql, binds)) or readonly_query(sql, binds, **kw),
+    )
+    result, out = _call(h, "big_vessels", {"size": 20000, "user": "nobody"})
+    assert result.ok and out["rows"], out
+    [(sql, binds)] = sent
+    assert binds == {"arg1": 20000, "arg2": "nobody"} and ":size" not in sql
+    assert not [n for n in sql_binds(sql) if n.upper() in ORACLE_RESERVED]
 
 
 # --- public definitions, many at once -----------------------------------------------------------

@@ -40,7 +40,12 @@ from agent_harness.backends.oracle.embeddings import (
     choose_embedding_mode,
     read_onnx_model,
 )
-from agent_harness.backends.oracle.javascript import JS_ENVIRONMENT, mle_source, parse_mle_result
+from agent_harness.backends.oracle.javascript import (
+    JS_ENVIRONMENT,
+    js_string_literal,
+    mle_source,
+    parse_mle_result,
+)
 from agent_harness.backends.oracle.readonly import column_label, screen_readonly_sql
 from agent_harness.backends.oracle.supplychain import create_table_sql
 from agent_harness.backends.oracle.text_query import (
@@ -61,7 +66,7 @@ def _unconnected() -> OracleBackend:
     from agent_harness.backends.oracle.javascript import OracleJavaScript
     from agent_harness.backends.oracle.memory import OracleMemories
     from agent_harness.config import Settings
-    from tests.oracle_floor import RecordingConnection
+    from tests.oracle_rows import RecordingConnection
 
     backend = OracleBackend.__new__(OracleBackend)
     backend.db = RecordingConnection()
@@ -436,6 +441,26 @@ def test_the_result_clob_may_hold_the_json_text_or_its_quoted_form():
     assert parse_mle_result(json.dumps(text)) == {"result": [1, "a"], "console": ["x"]}
     for unreadable in (None, "", "42", "not json", json.dumps("still not an object")):
         assert "no readable result" in parse_mle_result(unreadable)["error"]
+
+
+def _node_repl(text: str, quote: str) -> str:
+    """A string as a Node.js REPL shows it (util.inspect): quoted, backslashes and the quote
+    escaped, control characters as escapes."""
+    body = text.replace("\\", "\\\\").replace(quote, "\\" + quote).replace("\n", "\\n")
+    return quote + body + quote
+
+
+@pytest.mark.parametrize("quote", ["'", "`", '"'])
+def test_the_result_clob_may_hold_the_text_as_a_node_repl_shows_a_string(quote):
+    # DBMS_MLE.eval's result mimics a Node.js REPL ("Returning the Result of the Last
+    # Execution"): a string may come back in single quotes, or backticks when it holds both.
+    outcome = {"result": ["it's", "caf\u00e9\nnext", "a\\b", "`tick`"], "console": ["x"]}
+    text = json.dumps(outcome, ensure_ascii=False)
+    assert parse_mle_result(_node_repl(text, quote)) == outcome
+    # Any character may be escaped (util.inspect escapes control characters as \\xHH/\\uHHHH).
+    assert js_string_literal("'\\u007b\\x41\\u{1F600}\\'\\n'") == "{A\U0001f600'\n"
+    assert "no readable result" in parse_mle_result(quote + "not json" + quote)["error"]
+    assert "no readable result" in parse_mle_result("'\\xZZ'")["error"]
 
 
 @pytest.mark.parametrize(

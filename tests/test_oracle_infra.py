@@ -25,6 +25,7 @@ STARTDB = ROOT / "setup" / "oracle" / "startdb"
 DEVCONTAINER = ROOT / ".devcontainer"
 WORKFLOW = ROOT / ".github" / "workflows" / "tests.yml"
 DOCS = ROOT / "docs" / "oracle.md"
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 # Every account setting the compose file, the start-up scripts and the Python settings share.
 ORACLE_ACCOUNT_VARS = (
@@ -377,6 +378,9 @@ def test_devcontainer_commands_install_start_oracle_and_prepare_it(devcontainer)
     start = scripts["postStartCommand"]
     assert re.search(r"docker compose up -d --wait\b.* oracle\b", start)
     assert "WORKSHOP_BACKEND=oracle .venv/bin/workshop setup" in start
+    # The editor connects (and opens notebook 00) only after .venv and Oracle are ready; the
+    # default is updateContentCommand, before either (containers.dev JSON reference, waitFor).
+    assert devcontainer.get("waitFor") == "postStartCommand"
 
 
 # --- .github/workflows/tests.yml --------------------------------------------------------------
@@ -401,6 +405,10 @@ def test_workflow_oracle_job_starts_compose_runs_marked_tests_and_every_notebook
     assert "python setup/bootstrap.py setup" in runs
     assert "workshop setup --backend oracle" in runs
     assert re.search(r"bootstrap\.py test -m oracle\b", runs)
+    # One process: the tests share one Oracle schema, so xdist workers would change it under
+    # each other (pyproject's addopts say -n auto; a later -n wins).
+    [tests] = [line for line in runs.splitlines() if "bootstrap.py test -m oracle" in line]
+    assert re.search(r"\s-n\s*0\b", tests) or "-p no:xdist" in tests, tests
     assert "for nb in solutions/*.ipynb" in runs and "papermill" in runs
     assert "-p backend oracle" in runs, "the notebooks take their backend from this parameter"
     uploads = [s for s in job["steps"] if "upload-artifact" in s.get("uses", "")]
@@ -413,6 +421,22 @@ def test_oracle_marker_is_registered():
 
 
 # --- docs/oracle.md ---------------------------------------------------------------------------
+
+
+def test_readme_names_every_oracle_module():
+    section = README.split("## Backends")[1].split("\n## ")[0]
+    modules = sorted(p.name for p in (ROOT / "agent_harness/backends/oracle").glob("*.py"))
+    missing = [m for m in modules if m != "__init__.py" and f"`{m}`" not in section]
+    assert not missing, f"README's Backends table does not name {missing}"
+
+
+def test_the_health_check_rationale_matches_the_pinned_image():
+    # gvenzl/oci-oracle-free since 23.8: container-entrypoint.sh keeps
+    # /opt/oracle/hc-user-startup-scripts while the start-up scripts run and healthcheck.sh
+    # exits 5 meanwhile; the docs must not say that nothing in healthcheck.sh waits for them.
+    text = " ".join(DOCS.read_text(encoding="utf-8").split())
+    assert "hc-user-startup-scripts" in text and "exits 5" in text
+    assert "so that query can succeed while they still run" not in text
 
 
 def test_oracle_walkthrough_covers_the_commands_and_the_known_problems():

@@ -27,15 +27,23 @@ from agent_harness.backends.roles import (
     RankWeights,
     Scope,
     ScratchFiles,
+    TextTooLong,
     ToolDefinitions,
 )
-from tests.oracle_floor import RecordingConnection, check_statement
+from tests.oracle_floor import check_statement
+from tests.oracle_rows import RecordingConnection
 
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 SCOPE = Scope("u", "a")
 MEMORY = {
-    "user_id": "u", "agent_id": "a", "thread_id": None, "kind": "note", "subject": "s",
-    "content": "c", "metadata": "{}", "content_hash": "h",
+    "user_id": "u",
+    "agent_id": "a",
+    "thread_id": None,
+    "kind": "note",
+    "subject": "s",
+    "content": "c",
+    "metadata": "{}",
+    "content_hash": "h",
 }
 
 
@@ -123,22 +131,33 @@ def _check(sent):
         lambda b: OracleMemories(b, lambda: False).delete(SCOPE, 7),
         lambda b: OracleMemories(b, lambda: False).list(
             SCOPE,
-            [("column", "kind", ["note", None]), ("metadata", "source", "x"),
-             ("metadata", "n", 3), ("metadata", "flag", True)],
+            [
+                ("column", "kind", ["note", None]),
+                ("metadata", "source", "x"),
+                ("metadata", "n", 3),
+                ("metadata", "flag", True),
+            ],
             10,
         ),
         lambda b: ScratchFiles(b).put(SCOPE, "notes.md", "x", append=True),
         lambda b: ScratchFiles(b).put(SCOPE, "notes.md", "x", append=False),
         lambda b: ScratchFiles(b).paths(SCOPE),
         lambda b: OracleBoxes(b).upsert(
-            "toolbox", "t", {"description": "d", "parameters": "{}", "search_text": "s"},
+            "toolbox",
+            "t",
+            {"description": "d", "parameters": "{}", "search_text": "s"},
             np.full(384, 0.05),
         ),
         lambda b: OracleBoxes(b).delete("skillbox", ["a", "b"]),
         lambda b: OracleBoxes(b).nearest_names("skillbox", np.full(384, 0.05), 3),
         lambda b: Agents(b).put(
-            {"name": "a", "description": "d", "system_prompt": "p", "source": "s",
-             "content_hash": "h"},
+            {
+                "name": "a",
+                "description": "d",
+                "system_prompt": "p",
+                "source": "s",
+                "content_hash": "h",
+            },
             [{"skill_name": "s", "priority": 1, "sequence": 1, "config": "{}"}],
         ),
         lambda b: Agents(b).get("a"),
@@ -151,7 +170,6 @@ def _check(sent):
         lambda b: OracleSkillGraph(b).links(),
         lambda b: OracleSkillGraph(b).dependencies(),
         lambda b: OracleSkillGraph(b).parents(),
-
         lambda b: OracleBoxes(b).rows("toolbox", ["a", "b"]),
         lambda b: OracleBoxes(b).rows("toolbox", [f"t{i}" for i in range(1001)]),
         lambda b: OracleProvenance(b).start_turn(
@@ -219,6 +237,8 @@ def test_hybrid_and_keyword_ranking_fuse_contains_and_vector_distance_in_one_sta
     )
     [(sql, binds)] = backend.sent
     assert "CONTAINS(t.search_text, :q, 1) > 0" in sql and "SCORE(1)" in sql
+    # CONTAINS kept in its own query block (merged into the outer join: ORA-29908)
+    assert "SELECT /*+ NO_MERGE */ t.id, SCORE(1) AS text_score" in sql
     assert "MAX(sc.text_score) OVER ()" in sql and "FETCH FIRST :k ROWS ONLY" in sql
     assert binds["q"] == "{berth} ACCUM {near} ACCUM {accum}"  # escaped word by word
     assert ("VECTOR_DISTANCE(x.embedding, :qv, COSINE)" in sql) == (mode == "hybrid")
@@ -276,6 +296,72 @@ def test_the_property_graph_names_its_vertices_and_edges():
     for edge in ("in_turn", "child_of", "uses_tool"):
         assert f"turn_events AS {edge} KEY (id)" in ddl and f"LABEL {edge} NO PROPERTIES" in ddl
     assert "CLOB" not in ddl and "question" not in ddl  # LOBs are not graph properties here
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(
+            lambda b: Agents(b).put(
+                {
+                    "name": "a",
+                    "description": "\u00e9" * 2001,
+                    "system_prompt": "p",
+                    "source": "s",
+                    "content_hash": "h",
+                },
+                [],
+            ),
+            id="agent-description",
+        ),
+        pytest.param(
+            lambda b: Agents(b).put(
+                {
+                    "name": "a",
+                    "description": "d",
+                    "system_prompt": "p",
+                    "source": "s",
+                    "content_hash": "h",
+                },
+                [
+                    {
+                        "skill_name": "s",
+                        "priority": 1,
+                        "sequence": 1,
+                        "config": '{"note": "' + "\u00fc" * 2000 + '"}',
+                    }
+                ],
+            ),
+            id="agent-skill-config",
+        ),
+        pytest.param(
+            lambda b: Breakers(b).set_setting("registry.protected_categories", "\u00e9" * 2001),
+            id="setting",
+        ),
+        pytest.param(
+            lambda b: ToolDefinitions(b).put(
+                {
+                    "name": "t",
+                    "description": "\u4e2d" * 1334,
+                    "implementation_type": "sql",
+                    "implementation": "{}",
+                    "category": "general",
+                    "access_level": "read",
+                    "timeout_s": 5.0,
+                },
+                [],
+            ),
+            id="tool-description",
+        ),
+    ],
+)
+def test_free_text_over_4000_bytes_is_refused_before_anything_is_written(call):
+    # VARCHAR2(4000 CHAR) holds 4000 bytes with MAX_STRING_SIZE=STANDARD: 2001 accented or
+    # 1334 CJK characters do not fit (ORA-12899 on Oracle); both backends refuse them alike.
+    backend = Recorder()
+    with pytest.raises(TextTooLong, match="bytes in UTF-8.*shorten it"):
+        call(backend)
+    assert backend.sent == []
 
 
 def test_times_cross_as_naive_utc_both_ways():

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -344,14 +345,26 @@ def scratch(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("attach-target")
 
 
+@pytest.fixture(scope="module")
+def embedded_harness(tmp_path_factory, template):
+    """A harness of this module's own on the embedded backend only: the fingerprint reads the
+    embedded backend's files (Oracle's corpus is in test_oracle_backend.py), so this fixture
+    is not parametrised over the backends and has no Oracle variant that could never run."""
+    import agent_harness
+
+    data_dir = tmp_path_factory.mktemp("readonly-embedded")
+    shutil.copytree(template, data_dir, dirs_exist_ok=True)
+    h = agent_harness.connect(backend="embedded", data_dir=data_dir)
+    yield h
+    h.close()
+
+
 @pytest.fixture
-def guarded(harness, scratch, monkeypatch):
-    """The shared harness, with the read-only connection open and the cwd in ``scratch``."""
-    if harness.backend.name != "embedded":
-        pytest.skip("the fingerprint reads the embedded backend's files")
+def guarded(embedded_harness, scratch, monkeypatch):
+    """The embedded harness, with the read-only connection open and the cwd in ``scratch``."""
     monkeypatch.chdir(scratch)
-    assert "error" not in run_sql(harness, "SELECT 1 AS one")  # opens the read-only connection
-    return harness
+    assert "error" not in run_sql(embedded_harness, "SELECT 1 AS one")  # opens it
+    return embedded_harness
 
 
 def _diff(before: dict, after: dict) -> list[str]:

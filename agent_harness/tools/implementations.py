@@ -10,7 +10,9 @@ documentation. The types:
   statement run through ``run_sql``'s read-only path, every argument a **bind variable**. Text is
   never pasted into SQL: the seed design's binder that doubles quotes inside a built string is
   one mistake away from injection (a backslash, a unicode quote, a number that is not a number);
-  a bind variable is data whatever it holds.
+  a bind variable is data whatever it holds. The binds are renamed by position before the
+  statement runs (:func:`numbered_binds`), so a parameter called ``date`` or ``size`` works on
+  Oracle too.
 * ``javascript``: ``{"source": "return args.a + args.b;"}``: the body of a function of ``args``,
   run in the ``exec_js`` sandbox (no files, no network, a time limit); the arguments reach it as
   a JSON value.
@@ -40,10 +42,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_harness.backends.base import BackendError
+from agent_harness.backends.roles import TextTooLong, check_text_fits
 from agent_harness.js_sandbox import run_js
 from agent_harness.tools.context import current
 from agent_harness.tools.parameter_rows import (
-    MAX_TEXT,
     rows_from_schema,
     schema_from_rows,
     validator,
@@ -64,6 +66,7 @@ __all__ = [
     "IMPLEMENTATION_TYPES",
     "build_tool",
     "sql_binds",
+    "numbered_binds",
     "defined_types",
 ]
 
@@ -98,6 +101,26 @@ def sql_binds(statement: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def numbered_binds(statement: str) -> tuple[str, dict[str, str]]:
+    """The statement with its bind variables renamed by position (``:date`` -> ``:arg1``), and
+    each parameter's new name.
+
+    A parameter may have any name on both backends this way: Oracle refuses a reserved word
+    (``:date``, ``:size``, ``:level``, ``:mode``, ``:start``, ``:user``, ``:rows``, ...) or a
+    name that starts with ``_`` as a bind name with ORA-01745 (SQL Language Reference 23,
+    "Oracle SQL Reserved Words" and "Database Object Naming Rules"); ``argN`` is neither.
+    Quoted text and comments are left as they are.
+    """
+    renamed: dict[str, str] = {}
+
+    def rename(match: re.Match) -> str:
+        if not match.group(1):
+            return match.group(0)
+        return ":" + renamed.setdefault(match.group(1), f"arg{len(renamed) + 1}")
+
+    return _SQL_TOKEN.sub(rename, statement), renamed
+
+
 def _sql_function(definition: ToolDefinition):
     statement = definition.implementation.get("statement")
     if not isinstance(statement, str) or not statement.strip():
@@ -114,10 +137,13 @@ def _sql_function(definition: ToolDefinition):
     if not 1 <= max_rows <= 1000:
         raise ToolDefinitionError(f"tool {definition.name!r}: max_rows must be 1-1000")
 
+    sent, renamed = numbered_binds(statement)
+
     def run(**arguments) -> dict:
-        values = {b: arguments.get(b) for b in binds}  # bind variables: data, never SQL text
+        # Bind variables: data, never SQL text; named by position, never a reserved word.
+        values = {renamed[b]: arguments.get(b) for b in binds}
         try:
-            result = current().backend.readonly_query(statement, values, max_rows=max_rows)
+            result = current().backend.readonly_query(sent, values, max_rows=max_rows)
         except BackendError as e:
             raise ToolError(str(e)) from e
         return sql_result(result)
@@ -224,11 +250,10 @@ def build_tool(definition: ToolDefinition) -> Tool:
         )
     if not isinstance(definition.description, str) or not definition.description.strip():
         raise ToolDefinitionError(f"tool {name!r}: describe what it answers (a text)")
-    if len(definition.description) > MAX_TEXT:
-        raise ToolDefinitionError(
-            f"tool {name!r}: the description has {len(definition.description)} characters;"
-            f" at most {MAX_TEXT} are stored: shorten it"
-        )
+    try:  # bytes, not characters: the column is a VARCHAR2(4000 CHAR)
+        check_text_fits(definition.description, f"tool {name!r}: the description")
+    except TextTooLong as e:
+        raise ToolDefinitionError(str(e)) from None
     build = _builder(definition)
     if definition.access_level not in ACCESS_LEVELS:
         raise ToolDefinitionError(f"tool {name!r}: access_level must be one of {ACCESS_LEVELS}")

@@ -13,6 +13,11 @@ import json
 import re
 from typing import Any
 
+from agent_harness.backends.roles.common import (
+    MAX_TEXT_BYTES,
+    TextTooLong,
+    check_text_fits,
+)
 from agent_harness.tools.tool import ToolDefinitionError
 
 __all__ = [
@@ -28,8 +33,10 @@ JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 #: Argument names: as public schemas write them (bind variables of sql tools are the
 #: identifier-shaped ones, see :func:`~agent_harness.tools.implementations.sql_binds`).
 _ARGUMENT = re.compile(r"^[A-Za-z0-9_.$@-]{1,64}$")
-#: The longest description, argument schema or default stored (Oracle's VARCHAR2(4000) columns).
-MAX_TEXT = 4000
+#: The most bytes of UTF-8 a description, argument schema or default may take: they are stored
+#: in VARCHAR2(4000 CHAR) columns, which hold 4000 bytes (see
+#: :data:`~agent_harness.backends.roles.common.MAX_TEXT_BYTES`).
+MAX_TEXT = MAX_TEXT_BYTES
 
 
 def _jsonschema():
@@ -82,7 +89,7 @@ def rows_from_schema(name: str, schema: dict) -> list[dict]:
     Raises:
         ToolDefinitionError: Not an object schema, a schema JSON Schema itself rejects, a
             ``$ref`` (inline it), a property without a type, or a text longer than
-            :data:`MAX_TEXT` characters.
+            :data:`MAX_TEXT` bytes in UTF-8.
     """
     if not isinstance(schema, dict) or schema.get("type", "object") != "object":
         raise ToolDefinitionError(f"tool {name!r}: parameters must be a JSON schema of type object")
@@ -121,11 +128,10 @@ def rows_from_schema(name: str, schema: dict) -> list[dict]:
             "schema_extra": json.dumps(extra, sort_keys=True),
         }
         for column in ("description", "schema_extra", "default_value"):
-            if len(row[column] or "") > MAX_TEXT:
-                raise ToolDefinitionError(
-                    f"{where}: its {column.replace('_', ' ')} has {len(row[column])} characters;"
-                    f" at most {MAX_TEXT} are stored: shorten it"
-                )
+            try:
+                check_text_fits(row[column], f"{where}: its {column.replace('_', ' ')}")
+            except TextTooLong as e:
+                raise ToolDefinitionError(str(e)) from None
         rows.append(row)
     return rows
 

@@ -18,6 +18,7 @@ what Oracle spells its own way, one module per concern:
 ``boxes.py``               toolbox and skillbox vectors
 ``registry.py``            the telemetry window (CROSS APPLY, PERCENTILE_DISC); ranking pieces
 ``provenance.py``          the graph questions (GRAPH_TABLE over ``provenance_graph``)
+``provenance_graph.py``    the property graph's DDL (``CREATE PROPERTY GRAPH``)
 ``disclosure.py``          the skill walk with Oracle's CYCLE clause
 ``supplychain.py``         the demo schema: tables, comments, SDO_GEOMETRY points, grants
 ``readonly.py``            ``run_sql``: the statement check and the read-only user

@@ -65,7 +65,7 @@ class OracleBackend(Backend):
         self.db = db = OracleConnection(owner)
         self.embeddings = OracleEmbeddings(db, settings)
         self.javascript = OracleJavaScript(settings)
-        self.memories = OracleMemories(db, lambda: self.embeddings.in_database)
+        self.memories = OracleMemories(db, lambda: self.embeddings.embeds_in_database)
         self.boxes = OracleBoxes(db)
         self.scratch = ScratchFiles(db)
         self.telemetry = OracleTelemetry(db)
@@ -80,7 +80,7 @@ class OracleBackend(Backend):
     @property
     def embeds_in_database(self) -> bool:
         """True in the in-database mode: memories get VECTOR_EMBEDDING vectors in SQL."""
-        return self.embeddings.in_database
+        return self.embeddings.embeds_in_database
 
     def describe(self) -> str:
         mode = self.embeddings.mode()

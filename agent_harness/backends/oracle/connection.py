@@ -105,6 +105,18 @@ def connect_user(
             ) from e
 
 
+def _type_timestamps(cur, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Bind every name that holds a ``datetime`` in any row as TIMESTAMP, not DATE."""
+    stamps = {
+        name: oracledb.DB_TYPE_TIMESTAMP
+        for row in rows
+        for name, value in row.items()
+        if isinstance(value, dt.datetime)
+    }
+    if stamps:
+        cur.setinputsizes(**stamps)
+
+
 class OracleConnection(Connection):
     """The harness owner's connection: every call holds the lock; a transaction commits at
     the outermost level and a nested block rolls back to its own savepoint.
@@ -147,14 +159,11 @@ class OracleConnection(Connection):
     @staticmethod
     def _binds(cur, sql: str, binds: Any) -> Any:
         """The binds the statement uses; datetimes typed as TIMESTAMP (python-oracledb binds a
-        ``datetime`` as DATE, which drops the fractional seconds)."""
+        ``datetime`` as DATE, which drops the fractional seconds: ``OracleMetadata.from_value``
+        in its ``impl/base/metadata.pyx``; "Binding Dates and Timestamps" in its user guide)."""
         used = used_binds(sql, binds)
         if isinstance(used, dict):
-            stamps = {
-                k: oracledb.DB_TYPE_TIMESTAMP for k, v in used.items() if isinstance(v, dt.datetime)
-            }
-            if stamps:
-                cur.setinputsizes(**stamps)
+            _type_timestamps(cur, [used])
         return used
 
     def query(self, sql: str, binds: Mapping[str, Any] | None = None) -> list[dict]:
@@ -183,8 +192,10 @@ class OracleConnection(Connection):
 
     def execute_many(self, sql: str, rows: Sequence[Mapping[str, Any]]) -> None:
         if rows:
+            binds = [used_binds(sql, dict(r)) for r in rows]
             with self.transaction(), self.conn.cursor() as cur:
-                cur.executemany(sql, [used_binds(sql, dict(r)) for r in rows])
+                _type_timestamps(cur, binds)  # any row's datetime: one type for the column
+                cur.executemany(sql, binds)
 
     def run_ddl(self, sql: str) -> None:
         """Run one DDL statement or PL/SQL block outside any savepoint (Oracle DDL commits by

@@ -34,6 +34,9 @@ HINTS = {
     1031: "the user lacks a privilege: the harness owner needs DB_DEVELOPER_ROLE (the init"
     " scripts in setup/oracle/ grant it on the container's first start)",
     1950: "no quota on the tablespace: ALTER USER ... QUOTA UNLIMITED ON USERS (as SYSDBA)",
+    # SQL Language Reference 23, "Oracle SQL Reserved Words": not a bind name either.
+    1745: "a bind name is an Oracle reserved word (date, size, level, mode, start, user, rows,"
+    " ...) or starts with _: rename it, e.g. :start -> :start_date",
     1017: "wrong user name or password: check the WORKSHOP_ORACLE_*_USER / _PASSWORD variables;"
     " the users are created by setup/oracle/ on the container's first start",
 }

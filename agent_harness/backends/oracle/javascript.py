@@ -22,7 +22,13 @@ from agent_harness.backends.errors import BackendError
 from agent_harness.backends.oracle.connection import connect_user
 from agent_harness.backends.oracle.errors import error_code, first_line, full_code
 
-__all__ = ["JS_ENVIRONMENT", "OracleJavaScript", "mle_source", "parse_mle_result"]
+__all__ = [
+    "JS_ENVIRONMENT",
+    "OracleJavaScript",
+    "js_string_literal",
+    "mle_source",
+    "parse_mle_result",
+]
 
 JS_ENVIRONMENT = "WORKSHOP_JS_PURE"
 JS_GRACE_MS = 2000  # creating the MLE context comes on top of the code's own time limit
@@ -87,15 +93,59 @@ def mle_source(code: str) -> str:
     return _MLE_TEMPLATE.replace("__CODE__", json.dumps(code))
 
 
+_JS_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+
+
+def js_string_literal(text: str) -> str | None:
+    """The value of a JavaScript string literal in ``'...'``, ``"..."`` or backticks (None when
+    ``text`` is not one): escapes ``\\n``, ``\\'``, ``\\xHH``, ``\\uHHHH``, ``\\u{H...}`` read."""
+    if len(text) < 2 or text[0] not in "'\"`" or text[-1] != text[0]:
+        return None
+    body, out, i = text[1:-1], [], 0
+    while i < len(body):
+        c = body[i]
+        if c == text[0]:
+            return None  # an unescaped quote: not one literal
+        if c != "\\":
+            out.append(c)
+            i += 1
+            continue
+        nxt = body[i + 1 : i + 2]
+        if nxt == "x":
+            out.append(chr(int(body[i + 2 : i + 4], 16)))
+            i += 4
+        elif nxt == "u" and body[i + 2 : i + 3] == "{":
+            end = body.index("}", i)
+            out.append(chr(int(body[i + 3 : end], 16)))
+            i = end + 1
+        elif nxt == "u":
+            out.append(chr(int(body[i + 2 : i + 6], 16)))
+            i += 6
+        elif nxt == "\n":
+            i += 2  # a line continuation
+        else:
+            out.append(_JS_ESCAPES.get(nxt, nxt))
+            i += 2
+    return "".join(out)
+
+
 def parse_mle_result(text: str | None, max_output_chars: int = MAX_OUTPUT_CHARS) -> dict:
     """``{"result", "console"}`` or ``{"error", "console"}`` from the wrapper's JSON text.
 
-    Accepts the text itself or, should the engine hand back the string's JSON representation,
-    that quoted form.
+    Accepts the text itself or a string literal holding it: ``DBMS_MLE.eval``'s result is
+    there "to mimic the behavior of a similar REPL session in Node.js" ("Returning the Result
+    of the Last Execution", JavaScript Developer's Guide 23), and a Node.js REPL shows a string
+    quoted, in single quotes (double quotes or backticks when the text holds single quotes).
     """
     try:
-        data = json.loads(text or "")
+        try:
+            data = json.loads(text or "")
+        except ValueError:
+            data = js_string_literal((text or "").strip())
+            if data is None:
+                raise
         if isinstance(data, str):
+            data = js_string_literal(data.strip()) or data
             data = json.loads(data)
         if not isinstance(data, dict):
             raise ValueError("not an object")

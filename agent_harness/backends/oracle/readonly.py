@@ -17,7 +17,7 @@ import oracledb
 
 from agent_harness.backends.errors import BackendError, ReadOnlyViolation
 from agent_harness.backends.oracle.connection import connect_user, used_binds
-from agent_harness.backends.oracle.errors import error_code, first_line, full_code
+from agent_harness.backends.oracle.errors import error_code, first_line, full_code, hint
 from agent_harness.backends.roles.supplychain import ReadOnlyResult
 from agent_harness.config import Settings
 from agent_harness.supplychain.schema import OWNER
@@ -231,4 +231,4 @@ class ReadOnlySession:
                 f"SQL error: {first_line(error)}. Tables are supplychain.<table>: carriers,"
                 " ports, vessels, voyages, vessel_positions, containers, cargo_items."
             )
-        return BackendError(f"SQL error: {first_line(error)}")
+        return BackendError(f"SQL error: {first_line(error)}{hint(error)}")

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from agent_harness.backends.connection import Connection
-from agent_harness.backends.roles.common import BREAKER_COLUMNS
+from agent_harness.backends.roles.common import BREAKER_COLUMNS, check_text_fits
 
 __all__ = ["Breakers"]
 
@@ -110,7 +110,13 @@ class Breakers:
         return {r["name"]: r["value"] or "" for r in rows}
 
     def set_setting(self, name: str, value: str) -> None:
-        """Insert or replace one setting."""
+        """Insert or replace one setting (``""`` is stored as NULL on Oracle and read back as
+        ``""`` by :meth:`settings`).
+
+        Raises:
+            TextTooLong: The value takes more than 4000 bytes.
+        """
+        check_text_fits(value, f"setting {name!r}")
         self.db.execute(
             self.dialect.upsert(
                 "harness_settings",

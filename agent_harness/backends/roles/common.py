@@ -8,18 +8,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_harness.backends.errors import BackendError
+
 __all__ = [
     "AGENT_COLUMNS",
     "AGENT_SKILL_COLUMNS",
     "BREAKER_COLUMNS",
     "DEFINITION_COLUMNS",
+    "MAX_TEXT_BYTES",
     "PARAMETER_COLUMNS",
     "TELEMETRY_COLUMNS",
     "RankWeights",
     "Scope",
+    "TextTooLong",
     "check_key",
+    "check_text_fits",
     "floats",
     "in_list",
+    "text_bytes",
     "utc_now",
 ]
 
@@ -75,6 +81,38 @@ PARAMETER_COLUMNS = (
 #: An agent's row, and one skill assigned to an agent (``config`` is JSON text).
 AGENT_COLUMNS = ("name", "description", "system_prompt", "source", "content_hash")
 AGENT_SKILL_COLUMNS = ("skill_name", "priority", "sequence", "config")
+
+
+#: The most a ``VARCHAR2(4000 CHAR)`` column holds: with Oracle's default MAX_STRING_SIZE =
+#: STANDARD a VARCHAR2 holds at most 4000 **bytes** whatever its length semantics (SQL Language
+#: Reference 23, Data Types, "VARCHAR2 Data Type"; more raises ORA-12899), so 4000 characters
+#: fit only when they are ASCII. Both backends refuse more, so what works on one works on both.
+MAX_TEXT_BYTES = 4000
+
+
+class TextTooLong(BackendError, ValueError):
+    """A text is longer than its column holds (:data:`MAX_TEXT_BYTES` bytes of UTF-8)."""
+
+
+def text_bytes(text: str | None) -> int:
+    """How many bytes a text takes in UTF-8 (the database character set AL32UTF8)."""
+    return len((text or "").encode("utf-8", "surrogatepass"))
+
+
+def check_text_fits(text: str | None, what: str) -> None:
+    """Refuse a text that a ``VARCHAR2(4000 CHAR)`` column cannot hold.
+
+    Raises:
+        TextTooLong: It takes more than :data:`MAX_TEXT_BYTES` bytes in UTF-8; the message
+            says how many and what to do.
+    """
+    size = text_bytes(text)
+    if size > MAX_TEXT_BYTES:
+        raise TextTooLong(
+            f"{what} takes {size} bytes in UTF-8 ({len(text or '')} characters); at most"
+            f" {MAX_TEXT_BYTES} bytes are stored (4000 ASCII characters, fewer with accents or"
+            " other scripts): shorten it"
+        )
 
 
 @dataclass(frozen=True)

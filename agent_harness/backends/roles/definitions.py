@@ -8,7 +8,11 @@ in one transaction.
 from __future__ import annotations
 
 from agent_harness.backends.connection import Connection
-from agent_harness.backends.roles.common import DEFINITION_COLUMNS, PARAMETER_COLUMNS
+from agent_harness.backends.roles.common import (
+    DEFINITION_COLUMNS,
+    PARAMETER_COLUMNS,
+    check_text_fits,
+)
 
 __all__ = ["ToolDefinitions", "NO_DESCRIPTION"]
 
@@ -31,7 +35,18 @@ class ToolDefinitions:
         """Insert or replace a definition (name, description, implementation_type,
         implementation (JSON text), category, access_level, timeout_s) and its parameter rows
         (ordinal, name, json_type, required, default_value, description, schema_extra), in one
-        transaction."""
+        transaction.
+
+        Raises:
+            TextTooLong: A description, default or schema takes more than 4000 bytes (its
+                column is a VARCHAR2(4000 CHAR)).
+        """
+        name = definition["name"]
+        check_text_fits(definition["description"], f"tool {name!r}: the description")
+        for row in parameters:
+            for column in ("description", "default_value", "schema_extra"):
+                what = f"tool {name!r}, argument {row['name']!r}: the {column.replace('_', ' ')}"
+                check_text_fits(row[column], what)
         values = {c: definition[c] for c in DEFINITION_COLUMNS}
         values["implementation"] = self.db.text(values["implementation"])
         with self.db.transaction():

@@ -16,7 +16,7 @@ dialect may walk its own way (:meth:`SkillGraph.resolve_sql`; Oracle: its CYCLE 
 from __future__ import annotations
 
 from agent_harness.backends.connection import Connection
-from agent_harness.backends.roles.common import AGENT_COLUMNS, AGENT_SKILL_COLUMNS
+from agent_harness.backends.roles.common import AGENT_COLUMNS, AGENT_SKILL_COLUMNS, check_text_fits
 
 __all__ = ["Agents", "RESOLVE_SQL", "SkillGraph"]
 
@@ -130,7 +130,14 @@ class Agents:
 
     def put(self, agent: dict, skills: list[dict]) -> None:
         """Insert or replace an agent (keys: :data:`AGENT_COLUMNS`) and replace its skill
-        rows (keys: :data:`AGENT_SKILL_COLUMNS`), in one transaction."""
+        rows (keys: :data:`AGENT_SKILL_COLUMNS`), in one transaction.
+
+        Raises:
+            TextTooLong: The description or a skill's config takes more than 4000 bytes.
+        """
+        check_text_fits(agent.get("description"), f"agent {agent['name']!r}: the description")
+        for row in skills:
+            check_text_fits(row["config"], f"agent {agent['name']!r}: the config of a skill")
         values = {c: agent.get(c) for c in AGENT_COLUMNS}
         values["system_prompt"] = self.db.text(values["system_prompt"])
         upsert = self.dialect.upsert(
