@@ -1,4 +1,8 @@
-"""Turning database values into JSON-friendly Python values, the same way on every backend."""
+"""Turning database values into JSON-friendly Python values, the same way on every backend.
+
+Everything the harness writes as JSON is strict JSON: NaN and Infinity (which ``json.dumps``
+would write, and strict parsers and several MCP clients reject) become ``null``.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,10 @@ import base64
 import datetime as dt
 import decimal
 import json
+import math
 from typing import Any
 
-__all__ = ["to_json_value", "dumps"]
+__all__ = ["to_json_value", "dumps", "finite"]
 
 
 def to_json_value(value: Any) -> Any:
@@ -46,6 +51,21 @@ def to_json_value(value: Any) -> Any:
     return str(value)
 
 
+def finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float (nested ones too, numpy's included) replaced
+    by None, and anything ``json`` does not know converted by :func:`to_json_value`."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    converted = to_json_value(value)
+    return converted if isinstance(converted, str) else finite(converted)
+
+
 def dumps(value: Any) -> str:
-    """``json.dumps`` with :func:`to_json_value` for anything it does not know, unicode kept."""
-    return json.dumps(value, ensure_ascii=False, default=to_json_value)
+    """Strict JSON text of ``value`` (:func:`finite`: no NaN or Infinity), unicode kept."""
+    return json.dumps(finite(value), ensure_ascii=False, allow_nan=False)
