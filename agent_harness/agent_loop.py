@@ -233,9 +233,10 @@ def fail_turn(turn: TurnResult, error: BaseException, hooks, started: float) -> 
     turn.error = f"{type(error).__name__}: {error}"[:1000]
     turn.duration_ms = round((time.monotonic() - started) * 1000, 2)
     hooks.on_turn_error(turn, error)
-    error.add_note(
-        f"agent turn {turn.turn_id} failed; h.provenance.explain({turn.turn_id!r}) shows it"
-    )
+    if hasattr(error, "add_note"):  # Python 3.11+: the traceback names the turn
+        error.add_note(
+            f"agent turn {turn.turn_id} failed; h.provenance.explain({turn.turn_id!r}) shows it"
+        )
 
 
 def agent_turn(
