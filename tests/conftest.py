@@ -41,6 +41,7 @@ GROUPED = {
     "tests/test_grader_probes.py": "notebook",
     "tests/test_notebooks.py": "notebook",
     "tests/test_tool_retrieval_eval.py": "module",  # one 200-tool catalogue, loaded once
+    "tests/test_mcp_interop.py": "module",  # two `workshop mcp --http` processes, started once
 }
 NOTEBOOK_IN_ID = re.compile(r"\[(?:\w+:)?(\d\d_\w+?)[:\]]")
 
