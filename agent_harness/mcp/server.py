@@ -84,6 +84,9 @@ class HarnessMcpServer(Server):
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=self._listen,
+            # A tool's schema is the same for every caller: the SDK checks Mcp-Param headers
+            # against it without running tools/list before every 2026-07-28 call.
+            get_tool_input_schema=self._input_schema,
         )
         toolset.on_change(lambda what: self._dirty.set())
 
@@ -91,6 +94,10 @@ class HarnessMcpServer(Server):
         """Declare ``tools.listChanged`` to handshake-era clients too."""
         options = notification_options or NotificationOptions(tools_changed=True)
         return super().create_initialization_options(options, *args, **kwargs)
+
+    def _input_schema(self, name: str) -> dict | None:
+        tools = self.toolset.harness.tools
+        return tools.get(name).parameters if name in tools.names() else None
 
     # --- handlers --------------------------------------------------------------------------------
     async def _client(self, ctx) -> Client:
