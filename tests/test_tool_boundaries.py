@@ -250,3 +250,18 @@ def test_a_non_finite_output_is_written_as_null(h):
         assert _strict(h.tools.call(name, {})) == {"mean": None, "max": [None, 1.5]}
     finally:
         h.tools.remove(name)
+
+
+def test_a_lone_surrogate_is_escaped_in_outputs_and_rows(h):
+    name = f"echo_{uuid.uuid4().hex[:8]}"
+    h.tools.add(make_tool(name, lambda n: {"said": "half \ud800 a pair"}))
+    try:
+        result = h.tools.call_detailed(name, {"n": 1})
+        found = h.tools.call_detailed("find_vessel", {"name": "ship \udfff"})
+    finally:
+        h.tools.remove(name)
+    result.output.encode("utf-8")  # valid UTF-8: a database, a file or the MCP wire takes it
+    assert _strict(result.output) == {"said": "half \\ud800 a pair"}
+    found.output.encode("utf-8")
+    row = h.tools.telemetry(tool="find_vessel")[-1]
+    assert row["id"] == found.telemetry_id and "\\udfff" in row["gen_ai_tool_call_arguments"]

@@ -47,7 +47,7 @@ def run_sql(
 
     Args:
         sql: One SELECT with explicit columns, joined on the documented keys.
-        max_rows: Most rows to return (1-1000).
+        max_rows: Most rows to return.
         binds: Values for :name placeholders, e.g. {"code": "NLRTM"}.
     """
     try:
@@ -70,7 +70,7 @@ def search_knowledge(
 
     Args:
         query: What to look for, in plain words.
-        k: How many results (1-20).
+        k: How many results.
         kinds: Only these kinds, e.g. ["table", "column"].
         mode: hybrid (meaning + words), vector or keyword.
     """
@@ -114,7 +114,7 @@ def exec_js(code: str, timeout_ms: Annotated[int, Field(ge=10, le=10_000)] = 100
 
     Args:
         code: JavaScript source, e.g. "const xs=[3,1,2]; xs.sort((a,b)=>a-b)[1]".
-        timeout_ms: Time limit in milliseconds (10-10000).
+        timeout_ms: Time limit in milliseconds.
     """
     # Oracle runs it in the database (MLE, a PURE context); None means: the V8 sandbox here.
     in_database = current().backend.run_js(code, timeout_ms)
@@ -156,7 +156,7 @@ def list_skills(query: str | None = None, k: Annotated[int, Field(ge=1, le=50)] 
 
     Args:
         query: A topic to rank skills by; omit to list all by name.
-        k: How many skills to list (1-50).
+        k: How many skills to list.
     """
     return current().skills.list(query, k=k)
 

@@ -52,7 +52,7 @@ from agent_harness.tools.faults import (
     fault_of,
 )
 from agent_harness.tools.tool import Tool, allows
-from agent_harness.values import dumps
+from agent_harness.values import dumps, safe_text
 
 __all__ = [
     "ToolCall",
@@ -388,7 +388,7 @@ def _execute(tools, tool, call: ToolCall, harness, hooks, failures) -> ToolResul
             return refuse("circuit_open", refusal)
     ran, value = _run_with_timeout(tool, kwargs, harness, call.agent)
     if ran:
-        output = value if isinstance(value, str) else dumps(value)
+        output = safe_text(value) if isinstance(value, str) else dumps(value)
         return ToolResult(call, output, True, category=tool.category)
     if isinstance(value, _TimedOut):
         return refuse(TIMEOUT, f"{value}; try again later or use another tool", success=False)

@@ -16,7 +16,7 @@ A failed write never breaks the call: the registry counts it and logs the first 
 
 from __future__ import annotations
 
-from agent_harness.values import dumps
+from agent_harness.values import dumps, safe_text
 
 __all__ = ["TelemetryRecorder", "MAX_ARGUMENT_CHARS", "MAX_ERROR_CHARS"]
 
@@ -33,7 +33,7 @@ def _arguments_text(arguments) -> str | None:
         arguments = dict(sorted(arguments.items(), key=lambda item: str(item[0])))
     if not isinstance(arguments, str):  # strict JSON: a NaN in the arguments is stored as null
         arguments = dumps(arguments)
-    return arguments[:MAX_ARGUMENT_CHARS]
+    return safe_text(arguments[:MAX_ARGUMENT_CHARS])
 
 
 class TelemetryRecorder:
@@ -49,8 +49,8 @@ class TelemetryRecorder:
         call = result.call
         result.telemetry_id = self.store.record(
             {
-                "gen_ai_tool_name": str(call.name)[:200],
-                "gen_ai_tool_call_id": str(call.call_id)[:200],
+                "gen_ai_tool_name": safe_text(str(call.name)[:200]),
+                "gen_ai_tool_call_id": safe_text(str(call.call_id)[:200]),
                 "gen_ai_tool_type": "function",
                 "tool_category": result.category,
                 "gen_ai_conversation_id": call.thread_id,
@@ -58,7 +58,8 @@ class TelemetryRecorder:
                 "gen_ai_tool_call_arguments": _arguments_text(call.arguments),
                 "success": result.success,
                 "error_type": result.error_type,
-                "error_message": (result.error or None) and result.error[:MAX_ERROR_CHARS],
+                "error_message": (result.error or None)
+                and safe_text(result.error[:MAX_ERROR_CHARS]),
                 "duration_ms": result.duration_ms,
                 "output_chars": result.output_chars,
                 "started_at": result.started_at,

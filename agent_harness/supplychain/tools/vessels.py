@@ -134,7 +134,7 @@ def vessels_near_port(
 
     Args:
         port: Port UN/LOCODE (e.g. "USLAX") or name (e.g. "Los Angeles").
-        radius_nm: Search radius in nautical miles (1 nm = 1.852 km), up to 12500; default 500.
+        radius_nm: Search radius in nautical miles (1 nm = 1.852 km); default 500.
     """
     center = resolve_port(port)
     found = []
