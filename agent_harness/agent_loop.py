@@ -3,9 +3,9 @@
 ``agent_turn`` is the reference implementation the workshop's agent-loop notebook asks the
 attendee to write, cut into small steps (as smolagents does) that call **turn hooks**:
 
-1. :func:`start_turn`: the system prompt (an agent's own, with its skill manifest) and the
-   context (skills manifest unless an agent brings one, relevant knowledge, the question after
-   a ``Question:`` label) -> ``on_turn_start``;
+1. :func:`new_turn`, then :func:`start_turn`: ``on_turn_start``, then the system prompt (an
+   agent's own, with its skill manifest) and the context (skills manifest unless an agent
+   brings one, relevant knowledge, the question after a ``Question:`` label);
 2. :func:`offer_tools`: the tools of the first request, chosen by the turn's **strategy**
    (:mod:`agent_harness.disclosure`: ``all``, ``retrieve`` = top-k plus the always-on set,
    ``disclose`` = skills unlock tools, or ``disclose+retrieve``; open tools are never
@@ -22,6 +22,10 @@ attendee to write, cut into small steps (as smolagents does) that call **turn ho
    tools for a forced final answer;
 6. :func:`finish_turn`: the turn is stored as an episodic memory -> ``on_turn_end``.
 
+If the model call (or anything else in the loop) raises, the turn is marked ``failed`` with
+its error, ``on_turn_error`` runs once (provenance marks the turn failed, tracing ends its
+spans) and the exception is raised to the caller: no turn is left half-open.
+
 Telemetry and the circuit breaker hang from the registry's call hooks, provenance and the
 OpenTelemetry turn spans from these turn hooks (:data:`Harness.turn_hooks`): nothing is
 written inline.
@@ -35,8 +39,7 @@ import uuid
 
 from agent_harness.offload import PREVIEW_CHARS, preview
 from agent_harness.token_count import schemas_tokens
-from agent_harness.tools.dispatch import HookFailures
-from agent_harness.turns import ModelStep, ToolCallRecord, TurnHooks, TurnResult
+from agent_harness.turns import HookRunner, ModelStep, ToolCallRecord, TurnHooks, TurnResult
 
 __all__ = [
     "agent_turn",
@@ -44,6 +47,10 @@ __all__ = [
     "ModelStep",
     "ToolCallRecord",
     "TurnHooks",
+    "HookRunner",
+    "new_turn",
+    "start_turn",
+    "fail_turn",
     "build_context",
     "agent_system_prompt",
     "SYSTEM_PROMPT",
@@ -63,23 +70,6 @@ FORCE_FINAL = (
     "Stop calling tools now. Give your best final answer from what the tools returned so far, "
     "and say what is still unknown."
 )
-
-
-class _Hooks:
-    """Calls every hook; a failing hook is counted and logged once, the turn goes on."""
-
-    def __init__(self, hooks, failures: HookFailures) -> None:
-        self.hooks, self.failures = list(hooks), failures
-
-    def __getattr__(self, stage: str):
-        def call(*args) -> None:
-            for hook in self.hooks:
-                try:
-                    getattr(hook, stage)(*args)
-                except Exception as e:  # provenance or tracing must not break the turn
-                    self.failures.record(hook, stage, e)
-
-        return call
 
 
 def build_context(
@@ -126,12 +116,10 @@ def _assistant_message(message) -> dict:
 
 
 # --- the steps -------------------------------------------------------------------------------
-def start_turn(
-    harness, question: str, thread_id: str, hooks, model=None, strategy=None
-) -> TurnResult:
-    """A new turn with its first two messages: the system prompt and the context."""
+def new_turn(question: str, thread_id: str, model=None, strategy=None) -> TurnResult:
+    """An empty turn with a fresh id (nothing sent, no hook called yet)."""
     agent = getattr(strategy, "agent", None)
-    turn = TurnResult(
+    return TurnResult(
         turn_id=f"turn_{uuid.uuid4().hex[:16]}",
         thread_id=thread_id,
         question=question,
@@ -139,13 +127,18 @@ def start_turn(
         strategy=getattr(strategy, "name", "retrieve"),
         agent=agent.name if agent else None,
     )
+
+
+def start_turn(harness, turn: TurnResult, hooks, strategy=None) -> None:
+    """``on_turn_start``, then the turn's first two messages: the system prompt and the
+    context."""
+    hooks.on_turn_start(turn)
+    agent = getattr(strategy, "agent", None)
     system = agent_system_prompt(harness, agent) if agent else SYSTEM_PROMPT
     turn.messages = [
         {"role": "system", "content": system},
-        {"role": "user", "content": build_context(harness, question, manifest=agent is None)},
+        {"role": "user", "content": build_context(harness, turn.question, manifest=agent is None)},
     ]
-    hooks.on_turn_start(turn)
-    return turn
 
 
 def offer_tools(harness, turn: TurnResult, k_tools: int, hooks, strategy=None) -> None:
@@ -230,7 +223,20 @@ def finish_turn(harness, turn: TurnResult, hooks) -> None:
         },
         thread_id=turn.thread_id,
     )
+    turn.status = "forced" if turn.forced_final else "answered"
     hooks.on_turn_end(turn)
+
+
+def fail_turn(turn: TurnResult, error: BaseException, hooks, started: float) -> None:
+    """Mark the turn failed with its error and tell the hooks (``on_turn_error``, once)."""
+    turn.status = "failed"
+    turn.error = f"{type(error).__name__}: {error}"[:1000]
+    turn.duration_ms = round((time.monotonic() - started) * 1000, 2)
+    hooks.on_turn_error(turn, error)
+    if hasattr(error, "add_note"):  # Python 3.11+: the traceback names the turn
+        error.add_note(
+            f"agent turn {turn.turn_id} failed; h.provenance.explain({turn.turn_id!r}) shows it"
+        )
 
 
 def agent_turn(
@@ -267,28 +273,37 @@ def agent_turn(
 
     Returns:
         A :class:`TurnResult`.
+
+    Raises:
+        Whatever the model call (or the loop itself) raised, after the turn was marked
+        ``failed`` and ``on_turn_error`` ran.
     """
     from agent_harness.disclosure import make_strategy
 
     llm = llm or harness.llm
-    run = _Hooks(harness.turn_hooks if hooks is None else hooks, harness.tools.hook_failures)
+    run = HookRunner(harness.turn_hooks if hooks is None else hooks, harness.tools.hook_failures)
     chooser = make_strategy(harness, strategy, agent, k_tools)
     started = time.monotonic()
-    turn = start_turn(harness, question, thread_id, run, getattr(llm, "model", None), chooser)
-    offer_tools(harness, turn, k_tools, run, chooser)
-    answer = None
-    while turn.iterations < max_iterations and time.monotonic() - started < budget_seconds:
-        step = model_step(llm, turn, run, turn.offered)
-        if not step.reply.tool_calls:
-            answer = step.content
-            break
-        run_tool_calls(harness, turn, step, offload, run, chooser)
-    if answer is None:
-        turn.messages.append({"role": "user", "content": FORCE_FINAL})
-        step = model_step(llm, turn, run, None)  # no tools offered: the model must answer
-        answer = step.content or "(the model gave no final answer within the budget)"
-        turn.forced_final = True
-    turn.answer = answer
-    turn.duration_ms = round((time.monotonic() - started) * 1000, 2)
-    finish_turn(harness, turn, run)
+    turn = new_turn(question, thread_id, getattr(llm, "model", None), chooser)
+    try:
+        start_turn(harness, turn, run, chooser)
+        offer_tools(harness, turn, k_tools, run, chooser)
+        answer = None
+        while turn.iterations < max_iterations and time.monotonic() - started < budget_seconds:
+            step = model_step(llm, turn, run, turn.offered)
+            if not step.reply.tool_calls:
+                answer = step.content
+                break
+            run_tool_calls(harness, turn, step, offload, run, chooser)
+        if answer is None:
+            turn.messages.append({"role": "user", "content": FORCE_FINAL})
+            step = model_step(llm, turn, run, None)  # no tools offered: the model must answer
+            answer = step.content or "(the model gave no final answer within the budget)"
+            turn.forced_final = True
+        turn.answer = answer
+        turn.duration_ms = round((time.monotonic() - started) * 1000, 2)
+        finish_turn(harness, turn, run)
+    except BaseException as e:  # the model's API, our own bug, Ctrl+C: close the turn, re-raise
+        fail_turn(turn, e, run, started)
+        raise
     return turn

@@ -235,29 +235,49 @@ def ooda(dry_run: bool, as_json: bool, show_all: bool) -> None:
     default=None,
     help="Serve as this agent: its always-on tools first; load_skill unlocks the rest.",
 )
-def mcp(use_http: bool, host: str, port: int, tools: str | None, agent: str | None) -> None:
+@click.option(
+    "--token",
+    "tokens",
+    multiple=True,
+    help="Require 'Authorization: Bearer TOKEN' (--http; repeat for several clients; "
+    "default: $WORKSHOP_MCP_TOKEN, comma-separated).",
+)
+def mcp(use_http: bool, host: str, port: int, tools: str | None, agent: str | None, tokens) -> None:
     """Serve the harness's tools over MCP (stdio by default; --http for loopback HTTP).
 
     Any MCP client (Claude Desktop, VS Code, the MCP inspector) lists and calls the same tools
     the agent uses, through the same registry: validated arguments, telemetry, the circuit
     breaker (open tools are not listed). The server declares tools.listChanged and tells its
-    clients when the tool set changes. With --http the endpoint is http://HOST:PORT/mcp.
-    With --agent the client sees progressive disclosure: the agent's always-on tools, then
-    what each skill it loads unlocks (a list_changed each time).
+    clients when the tool set changes. With --http the endpoint is http://HOST:PORT/mcp; give
+    it a --token on a machine others can log in to. With --agent each client sees progressive
+    disclosure: the agent's always-on tools, then what each skill it loads unlocks (for that
+    client only; a list_changed each time).
     """
-    from agent_harness.mcp.server import serve_http, serve_stdio
+    from agent_harness.mcp.auth import tokens_from
+    from agent_harness.mcp.serving import PortInUse, bind, check_host, serve_http, serve_stdio
 
     only = [t.strip() for t in tools.split(",") if t.strip()] if tools else None
+    try:  # refuse what cannot work before connecting, printing or starting anything
+        secrets = tokens_from(tokens) if use_http else []
+        if use_http:
+            check_host(host)
+            bind(host, port).close()
+    except (ValueError, PortInUse) as e:
+        raise click.ClickException(str(e)) from None
     with contextlib.redirect_stdout(sys.stderr):  # stdio: stdout carries JSON-RPC only
         h = _connect()
+
+    def ready(stop, url) -> None:
+        guarded = " (bearer token required)" if secrets else ""
+        click.echo(f"MCP (streamable HTTP) at {url}{guarded}; Ctrl+C stops", err=True)
+
     try:
         if use_http:
-            click.echo(f"MCP (streamable HTTP) at http://{host}:{port}/mcp; Ctrl+C stops", err=True)
-            serve_http(h, host=host, port=port, only=only, agent=agent)
+            serve_http(h, host=host, port=port, only=only, agent=agent, tokens=secrets, ready=ready)
         else:
             serve_stdio(h, only=only, agent=agent)
-    except (ValueError, KeyError) as e:
-        raise click.ClickException(str(e)) from e
+    except (ValueError, KeyError, PortInUse) as e:
+        raise click.ClickException(str(e)) from None
     finally:
         h.close()
 

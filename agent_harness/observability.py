@@ -11,7 +11,9 @@ few microseconds. Two ways to see the spans:
 
 Names and attributes follow the GenAI conventions: a tool call is a span ``execute_tool
 {gen_ai.tool.name}`` with ``gen_ai.operation.name = execute_tool``, ``gen_ai.tool.name``,
-``gen_ai.tool.call.id``, ``gen_ai.tool.type`` and, on failure, ``error.type``; its duration also
+``gen_ai.tool.call.id``, ``gen_ai.tool.type`` and, on failure, ``error.type`` (whose fault:
+``caller_error``, a refusal such as ``invalid_arguments``, or a tool fault ``tool_error``,
+``upstream_error``, ``timeout``: :mod:`agent_harness.tools.faults`); its duration also
 goes to the histogram ``gen_ai.execute_tool.duration`` (seconds). An agent turn is a span
 ``invoke_agent {gen_ai.agent.name}`` and each model request a span ``chat {gen_ai.request.model}``.
 """
@@ -96,14 +98,19 @@ def start_span(name: str, attributes: dict[str, Any], kind: SpanKind = SpanKind.
     return span, token
 
 
-def end_span(span, token, error_type: str | None = None, **attributes: Any) -> None:
-    """End a span from :func:`start_span` and restore the previous current span."""
+def end_span(
+    span, token, error_type: str | None = None, error: BaseException | None = None, **attributes
+) -> None:
+    """End a span from :func:`start_span` and restore the previous current span; with an
+    ``error_type`` (and the ``error`` itself, recorded as an exception event) it ends failed."""
     for key, value in attributes.items():
         if value is not None:
             span.set_attribute(key, value)
+    if error is not None:
+        span.record_exception(error)
     if error_type:
         span.set_attribute("error.type", error_type)
-        span.set_status(Status(StatusCode.ERROR))
+        span.set_status(Status(StatusCode.ERROR, str(error or "")[:200] or None))
     span.end()
     otel_context.detach(token)
 

@@ -9,7 +9,8 @@ one ``agent_turns`` row and a tree of ``turn_events``:
 * ``model_step`` per model request (request size, tools sent, usage tokens, duration, forced),
   with one ``tool_call`` child per call (linked to its telemetry row by ``telemetry_id``; ok,
   error type, output size) and an ``offload`` child when the output was stored whole;
-* ``answer`` (forced or not).
+* ``answer`` (forced or not), or ``error`` when the turn failed (the model call or the loop
+  raised): the turn's status is then ``failed`` and the event says what went wrong.
 
 * ``skill_loaded`` under the ``load_skill`` call that unlocked tools (or under
   ``tools_offered`` for skills loaded in an earlier turn of the thread), with one
@@ -31,6 +32,7 @@ from agent_harness.backends.roles import utc_now
 from agent_harness.observability import end_span, start_span
 from agent_harness.token_count import schema_tokens
 from agent_harness.turns import ModelStep, ToolCallRecord, TurnHooks, TurnResult
+from agent_harness.values import finite
 
 __all__ = ["Provenance", "ProvenanceRecorder", "TurnTracer", "schema_bytes"]
 
@@ -62,6 +64,7 @@ class ProvenanceRecorder(TurnHooks):
                 "kind": kind,
                 "at": utc_now(),
                 **fields,
+                "detail": finite(fields.get("detail") or {}),  # stored as strict JSON
             }
         )
 
@@ -199,12 +202,25 @@ class ProvenanceRecorder(TurnHooks):
         self._event(
             turn, "answer", ok=True, detail={"forced": turn.forced_final, "chars": len(turn.answer)}
         )
+        self._finish(turn, "forced" if turn.forced_final else "answered", turn.answer)
+
+    def on_turn_error(self, turn: TurnResult, error: BaseException) -> None:
+        self._event(
+            turn,
+            "error",
+            name=type(error).__name__,
+            ok=False,
+            detail={"error_type": type(error).__name__, "message": turn.error or str(error)},
+        )
+        self._finish(turn, "failed", None)
+
+    def _finish(self, turn: TurnResult, status: str, answer: str | None) -> None:
         usage = turn.usage()
         self.store.finish_turn(
             turn.turn_id,
             {
-                "answer": turn.answer,
-                "status": "forced" if turn.forced_final else "answered",
+                "answer": answer,
+                "status": status,
                 "duration_ms": turn.duration_ms,
                 "model": turn.model,
                 "prompt_tokens": usage.get("prompt_tokens"),
@@ -259,6 +275,16 @@ class TurnTracer(TurnHooks):
     def on_turn_end(self, turn: TurnResult) -> None:
         span, token = self._spans.pop(turn.turn_id)
         end_span(span, token)
+
+    def on_turn_error(self, turn: TurnResult, error: BaseException) -> None:
+        """End the spans the turn left open, innermost first, marked with the error."""
+        open_steps = sorted(k for k in self._spans if isinstance(k, tuple) and k[0] == turn.turn_id)
+        for key in reversed(open_steps):
+            span, token = self._spans.pop(key)
+            end_span(span, token, error_type=type(error).__name__, error=error)
+        if turn.turn_id in self._spans:
+            span, token = self._spans.pop(turn.turn_id)
+            end_span(span, token, error_type=type(error).__name__, error=error)
 
 
 class Provenance:

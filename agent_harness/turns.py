@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent_harness.tools.dispatch import ToolResult
+from agent_harness.tools.dispatch import HookFailures, ToolResult
 
-__all__ = ["ToolCallRecord", "ModelStep", "TurnResult", "TurnHooks"]
+__all__ = ["ToolCallRecord", "ModelStep", "TurnResult", "TurnHooks", "HookRunner", "STAGES"]
 
 
 @dataclass
@@ -92,6 +92,9 @@ class TurnResult:
         strategy: How tools were chosen (``all``, ``retrieve``, ``disclose``, ...).
         agent: The agent's name, if the turn ran as one.
         unlocks: What the strategy disclosed during the turn (skills loaded and their tools).
+        status: ``running``, then ``answered``, ``forced`` (the budget ran out) or ``failed``
+            (the model call or the loop raised; the exception is raised to the caller).
+        error: For a failed turn, what went wrong (``"Class: message"``).
     """
 
     turn_id: str
@@ -108,6 +111,8 @@ class TurnResult:
     strategy: str = "retrieve"
     agent: str | None = None
     unlocks: list = field(default_factory=list)
+    status: str = "running"
+    error: str | None = None
 
     @property
     def tool_calls(self) -> list[ToolCallRecord]:
@@ -145,7 +150,11 @@ class TurnResult:
 
 
 class TurnHooks:
-    """Base class of turn hooks: override what you need (every method is a no-op here)."""
+    """Base class of turn hooks: override what you need (every method is a no-op here).
+
+    The stages, in the order the loop calls them, are :data:`STAGES`; a turn ends with
+    exactly one of ``on_turn_end`` (answered) or ``on_turn_error`` (the model call or the loop
+    raised: the hook closes what it opened, then the loop re-raises)."""
 
     def on_turn_start(self, turn: TurnResult) -> None: ...
 
@@ -164,3 +173,67 @@ class TurnHooks:
         Unlock`; ``step`` and ``record`` are None for what a thread had loaded before)."""
 
     def on_turn_end(self, turn: TurnResult) -> None: ...
+
+    def on_turn_error(self, turn: TurnResult, error: BaseException) -> None:
+        """The turn failed (``turn.status`` is ``failed``, ``turn.error`` says why)."""
+
+
+#: The hook stages, in the order a turn reaches them.
+STAGES = (
+    "on_turn_start",
+    "on_tools_offered",
+    "before_model_step",
+    "on_model_step",
+    "on_tool_call",
+    "on_tools_unlocked",
+    "on_turn_end",
+    "on_turn_error",
+)
+
+
+class HookRunner(TurnHooks):
+    """Calls every hook at each stage; a failing hook is counted in ``failures`` (and logged
+    with its traceback the first time), the turn goes on. A hook may leave out stages it does
+    not need (duck typing): those are skipped.
+
+    Args:
+        hooks: The turn hooks, called in order.
+        failures: Where hook failures are counted (the registry's ``hook_failures``).
+    """
+
+    def __init__(self, hooks, failures: HookFailures) -> None:
+        self.hooks, self.failures = list(hooks), failures
+
+    def _each(self, stage: str, *args) -> None:
+        for hook in self.hooks:
+            method = getattr(hook, stage, None)
+            if method is None:
+                continue
+            try:
+                method(*args)
+            except Exception as e:  # provenance or tracing must not break the turn
+                self.failures.record(hook, stage, e)
+
+    def on_turn_start(self, turn: TurnResult) -> None:
+        self._each("on_turn_start", turn)
+
+    def on_tools_offered(self, turn: TurnResult) -> None:
+        self._each("on_tools_offered", turn)
+
+    def before_model_step(self, turn: TurnResult, step: ModelStep) -> None:
+        self._each("before_model_step", turn, step)
+
+    def on_model_step(self, turn: TurnResult, step: ModelStep) -> None:
+        self._each("on_model_step", turn, step)
+
+    def on_tool_call(self, turn: TurnResult, step: ModelStep, record: ToolCallRecord) -> None:
+        self._each("on_tool_call", turn, step, record)
+
+    def on_tools_unlocked(self, turn, step, record, unlock) -> None:
+        self._each("on_tools_unlocked", turn, step, record, unlock)
+
+    def on_turn_end(self, turn: TurnResult) -> None:
+        self._each("on_turn_end", turn)
+
+    def on_turn_error(self, turn: TurnResult, error: BaseException) -> None:
+        self._each("on_turn_error", turn, error)

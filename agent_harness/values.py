@@ -1,4 +1,10 @@
-"""Turning database values into JSON-friendly Python values, the same way on every backend."""
+"""Turning database values into JSON-friendly Python values, the same way on every backend.
+
+Everything the harness writes as JSON is strict JSON: NaN and Infinity (which ``json.dumps``
+would write, and strict parsers and several MCP clients reject) become ``null``, and a lone
+surrogate (``"\ud800"``, which no UTF-8 text can hold: a database, a file or the MCP wire
+would refuse it) is written as its escape, ``\ud800``.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,20 @@ import base64
 import datetime as dt
 import decimal
 import json
+import math
+import re
 from typing import Any
 
-__all__ = ["to_json_value", "dumps"]
+__all__ = ["to_json_value", "dumps", "finite", "safe_text"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def safe_text(text: str) -> str:
+    """``text`` with any lone surrogate written as its backslash escape (valid UTF-8)."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def to_json_value(value: Any) -> Any:
@@ -46,6 +63,23 @@ def to_json_value(value: Any) -> Any:
     return str(value)
 
 
+def finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float (nested ones too, numpy's included) replaced
+    by None, every string made :func:`safe_text`, and anything ``json`` does not know
+    converted by :func:`to_json_value`."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        return safe_text(value)
+    if value is None or isinstance(value, (int, bool)):
+        return value
+    if isinstance(value, dict):
+        return {safe_text(str(k)): finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return finite(to_json_value(value))
+
+
 def dumps(value: Any) -> str:
-    """``json.dumps`` with :func:`to_json_value` for anything it does not know, unicode kept."""
-    return json.dumps(value, ensure_ascii=False, default=to_json_value)
+    """Strict JSON text of ``value`` (:func:`finite`: no NaN or Infinity), unicode kept."""
+    return json.dumps(finite(value), ensure_ascii=False, allow_nan=False)

@@ -17,7 +17,8 @@ import anyio
 from mcp import Client
 
 import agent_harness
-from agent_harness.mcp.server import HarnessMcpServer, serve_http
+from agent_harness.mcp.server import HarnessMcpServer
+from agent_harness.mcp.serving import serve_http
 from agent_harness.mcp.toolset import McpToolSet
 
 N = 30
@@ -58,7 +59,10 @@ def main() -> None:
     threading.Thread(
         target=serve_http,
         args=(h,),
-        kwargs={"port": port, "ready": lambda stop: (handle.update(stop=stop), started.set())},
+        kwargs={
+            "port": port,
+            "ready": lambda stop, url: (handle.update(stop=stop), started.set()),
+        },
         daemon=True,
     ).start()
     started.wait(30)

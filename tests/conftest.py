@@ -41,6 +41,7 @@ GROUPED = {
     "tests/test_grader_probes.py": "notebook",
     "tests/test_notebooks.py": "notebook",
     "tests/test_tool_retrieval_eval.py": "module",  # one 200-tool catalogue, loaded once
+    "tests/test_mcp_interop.py": "module",  # two `workshop mcp --http` processes, started once
 }
 NOTEBOOK_IN_ID = re.compile(r"\[(?:\w+:)?(\d\d_\w+?)[:\]]")
 
@@ -84,6 +85,20 @@ ORACLE_REASON = (
 )
 ORACLE_SKIP = pytest.mark.skipif(not _oracle_reachable(), reason=ORACLE_REASON)
 BACKENDS = ["embedded", pytest.param("oracle", marks=[pytest.mark.oracle, ORACLE_SKIP])]
+
+
+@pytest.fixture(autouse=True)
+def no_hook_failures_left_behind():
+    """Fail a test that leaves hook failures behind (a broken telemetry, breaker, provenance
+    or tracing hook is counted and logged, never raised: without this guard a test would pass
+    over one). A test that provokes failures on purpose takes them: ``hook_failures.take()``."""
+    from agent_harness.tools.dispatch import unreported_hook_failures
+
+    unreported_hook_failures()
+    yield
+    left = unreported_hook_failures()
+    if left:
+        pytest.fail(f"hook failures left behind: {left[:5]}", pytrace=False)
 
 
 @pytest.fixture(scope="session", params=BACKENDS)

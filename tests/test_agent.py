@@ -120,3 +120,98 @@ def test_forced_final_after_tools_quotes_what_the_tools_returned(harness, llm):
     result = agent_turn(harness, "Which voyages are delayed in the Pacific?", max_iterations=1)
     assert result.forced_final and [c.name for c in result.tool_calls] == ["delayed_voyages"]
     assert "delayed_voyages" in result.answer and "PACIFIC" in result.answer
+
+
+# --- a turn that fails ends cleanly (issue 18, item 14) ------------------------------------------
+class _ModelDown:
+    """A model whose second request raises, as an API outage would."""
+
+    model = "flaky-model"
+
+    def __init__(self, harness):
+        self.real, self.requests = harness.llm, 0
+
+    def complete(self, messages, tools=None):
+        self.requests += 1
+        if self.requests == 2:
+            raise ConnectionError("model API: 503 Service Unavailable")
+        return self.real.complete(messages, tools=tools)
+
+
+def test_a_model_call_that_raises_marks_the_turn_failed_and_ends_its_spans(harness, llm):
+    from agent_harness.observability import capture_spans
+    from agent_harness.turns import TurnHooks
+
+    seen = []
+
+    class Watch(TurnHooks):
+        def on_turn_end(self, turn):
+            seen.append("end")
+
+        def on_turn_error(self, turn, error):
+            seen.append(("error", turn.status, type(error).__name__))
+
+    hooks = [*harness.turn_hooks, Watch()]
+    with capture_spans() as spans, pytest.raises(ConnectionError) as raised:
+        agent_turn(
+            harness,
+            "Which voyages are delayed in the Pacific?",
+            thread_id="t-fails",
+            llm=_ModelDown(harness),
+            hooks=hooks,
+        )
+    assert seen == [("error", "failed", "ConnectionError")]  # one stage, never on_turn_end
+    assert "503" in str(raised.value)
+    turn_id = next(t for t in harness.provenance.turns(5) if t["thread_id"] == "t-fails")["turn_id"]
+    row = harness.provenance.explain(turn_id)
+    assert row["status"] == "failed" and row["answer"] is None
+    error = [e for e in row["events"] if e["kind"] == "error"]
+    assert error and "503 Service Unavailable" in error[0]["detail"]["message"]
+    assert "[failed]" in harness.provenance.render(turn_id)
+    names = [s.name for s in spans]
+    chats = [s for s in spans if s.name.startswith("chat ")]
+    assert "invoke_agent supplychain-agent" in names and len(chats) == 2  # all ended
+    failed = [s for s in spans if s.status.status_code.name == "ERROR"]
+    assert [s.name for s in failed] == [chats[1].name, "invoke_agent supplychain-agent"]
+    assert failed[0].attributes["error.type"] == "ConnectionError" and failed[0].events
+    from opentelemetry import trace
+
+    assert not trace.get_current_span().get_span_context().is_valid  # no span left current
+
+
+def test_hook_stages_are_explicit_methods(harness):
+    from agent_harness.tools.dispatch import HookFailures
+    from agent_harness.turns import STAGES, HookRunner, TurnHooks
+
+    runner = HookRunner([], HookFailures())
+    assert all(callable(getattr(runner, stage)) for stage in STAGES)
+    assert set(STAGES) == {n for n in vars(TurnHooks) if n.startswith(("on_", "before_"))}
+    with pytest.raises(AttributeError):
+        runner.on_turn_strat  # a typo is an error, not a counted "hook failure"  # noqa: B018
+
+
+def test_a_hook_failure_is_logged_with_its_traceback(harness, llm, caplog):
+    import logging
+
+    from agent_harness.turns import TurnHooks
+
+    class Broken(TurnHooks):
+        def on_turn_start(self, turn):
+            raise RuntimeError("provenance store down")
+
+    harness.tools.hook_failures.take()
+    with caplog.at_level(logging.WARNING):
+        agent_turn(harness, "Which voyages are delayed in the Pacific?", hooks=[Broken()])
+    assert harness.tools.hook_failures.take() == {"Broken.on_turn_start": 1}
+    logged = [r for r in caplog.records if "Broken.on_turn_start" in r.getMessage()]
+    assert logged and logged[0].exc_info and "provenance store down" in caplog.text
+    assert "Traceback" in caplog.text and "in on_turn_start" in caplog.text
+
+
+def test_the_suite_guard_reports_hook_failures_left_behind(harness):
+    from agent_harness.tools.dispatch import HookFailures, unreported_hook_failures
+
+    failures = HookFailures()
+    failures.record(object(), "on_turn_end", RuntimeError("x"))
+    assert unreported_hook_failures() == ["object.on_turn_end: RuntimeError: x"]
+    assert unreported_hook_failures() == []

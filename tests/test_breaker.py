@@ -65,7 +65,7 @@ def _state(h, name):
 def test_a_tool_failing_every_time_opens_within_min_calls_plus_one(h, clock):
     name = _tool(h, Switch(failing=True))
     results = [h.tools.call_detailed(name, {"n": i}) for i in range(6)]
-    assert [r.error_type for r in results[:5]] == ["ConnectionError"] * 5
+    assert [r.error_type for r in results[:5]] == ["upstream_error"] * 5
     assert results[5].error_type == "circuit_open" and results[5].success is None
     assert _state(h, name) == "open"
     transition = h.tools.transitions(name)[0]
@@ -115,7 +115,7 @@ def test_a_failed_trial_opens_it_again(h, clock):
     for i in range(5):
         h.tools.call(name, {"n": i})
     clock.advance(61)
-    assert h.tools.call_detailed(name, {"n": 5}).error_type == "ConnectionError"
+    assert h.tools.call_detailed(name, {"n": 5}).error_type == "upstream_error"
     assert _state(h, name) == "open"
     assert [t["to_state"] for t in h.tools.transitions(name)][:2] == ["open", "half_open"]
 

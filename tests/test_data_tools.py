@@ -126,7 +126,7 @@ def test_a_javascript_tool_gets_its_arguments_as_data(h):
         {"type": "javascript", "source": "throw new Error('nope');"},
     )
     result, out = _call(h, "boom", {})
-    assert result.error_type == "tool_error" and "nope" in out["error"]
+    assert result.error_type == "caller_error" and "nope" in out["error"]
 
 
 def test_an_insert_and_a_resync_make_a_tool_available(h):

@@ -163,7 +163,7 @@ def test_an_agent_loads_only_its_own_skills(harness, llm):
         llm.offline.enqueue("done")
         turn = agent_turn(harness, "x", _thread(), strategy="disclose", agent=name)
         call = turn.tool_calls[0]
-        assert call.result.error_type == "tool_error" and turn.unlocks == []
+        assert call.result.error_type == "caller_error" and turn.unlocks == []
         assert f"not one of agent '{name}'" in call.shown and "vessel-lookup" in call.shown
     finally:
         harness.agents.delete(name)

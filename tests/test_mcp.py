@@ -18,7 +18,8 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
-from agent_harness.mcp.server import HarnessMcpServer, serve_http
+from agent_harness.mcp.server import HarnessMcpServer
+from agent_harness.mcp.serving import serve_http
 from agent_harness.mcp.toolset import McpToolSet
 
 COUNT_SQL = {"sql": "SELECT COUNT(*) AS n FROM supplychain.vessels"}
@@ -53,7 +54,7 @@ def http_server(h):
     """`serve_http` on a free loopback port in a thread: (url, server thread)."""
     port, started, handle = _free_port(), threading.Event(), {}
 
-    def ready(stop):
+    def ready(stop, url):
         handle["stop"] = stop
         started.set()
 
@@ -134,13 +135,15 @@ def test_an_open_tool_is_not_listed_and_is_refused(h):
         async def go():
             async with Client(server) as client:
                 names = [t.name for t in (await client.list_tools()).tools]
-                return names, await client.call_tool("port_congestion", {"port_code": "NLRTM"})
+                return names, await client.call_tool("port_congestion", {"port": "NLRTM"})
 
         names, refused = run(go)
     finally:
         h.tools.enable("port_congestion")
     assert "port_congestion" not in names
-    assert refused.is_error and "not available" in refused.content[0].text
+    text = refused.content[0].text  # the breaker's refusal: why, until when, what instead
+    assert refused.is_error and "switched off" in text and "feed maintenance" in text
+    assert "stays off until someone enables it" in text and "Use instead:" in text
 
 
 def test_unknown_names_in_only_are_refused_clearly(h):

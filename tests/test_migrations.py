@@ -34,6 +34,7 @@ def test_shipped_names_are_kept():
         "m009_create_tool_search",
         "m010_create_agents_and_skill_links",
         "m011_open_implementation_types",
+        "m012_drop_toolbox_enabled",
     ]
     # both dialects share the names (Oracle got m004_create_settings first)
     assert ORACLE_MIGRATIONS.names() == MIGRATIONS.names()
@@ -156,7 +157,7 @@ def test_m011_keeps_every_data_tool_and_takes_a_new_implementation_type(tmp_path
         with pytest.raises(apsw.ConstraintError):  # before m011: the type is checked in SQL
             backend.tool_definitions.put({**definition, "implementation_type": "wasm"}, [])
         backend.migrations = MIGRATIONS
-        assert backend.migrate() == ["m011_open_implementation_types"]
+        assert backend.migrate() == ["m011_open_implementation_types", "m012_drop_toolbox_enabled"]
         [stored] = backend.tool_definitions.all()
         assert stored["implementation_type"] == "sql"
         assert [p["name"] for p in stored["parameters"]] == ["port"]
@@ -165,5 +166,17 @@ def test_m011_keeps_every_data_tool_and_takes_a_new_implementation_type(tmp_path
         )
         assert [d["name"] for d in backend.tool_definitions.all()] == ["other", "port_rows"]
         assert backend.query("SELECT name FROM temp.sqlite_schema WHERE name LIKE 'm011%'") == []
+    finally:
+        backend.close()
+
+
+def test_m012_drops_toolbox_enabled_which_nothing_read(tmp_path):
+    """toolbox.enabled was read by nothing (a tool is switched off by its breaker): gone, and
+    a toolbox row keeps everything else."""
+    backend = EmbeddedBackend(tmp_path)
+    try:
+        backend.migrate()
+        columns = [r["name"] for r in backend.query("PRAGMA table_info(toolbox)")]
+        assert "enabled" not in columns and {"name", "always_on", "content_hash"} <= set(columns)
     finally:
         backend.close()

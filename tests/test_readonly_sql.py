@@ -540,8 +540,7 @@ SEQUENCE_100 = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c W
         pytest.param(7, 7, True, id="capped"),
         pytest.param(100, 100, False, id="exactly-all"),
         pytest.param(101, 100, False, id="more-than-all"),
-        pytest.param(0, 1, True, id="zero-means-one"),
-        pytest.param(-5, 1, True, id="negative-means-one"),
+        pytest.param(1, 1, True, id="one"),
     ],
 )
 def test_max_rows_caps_rows_and_sets_truncated(guarded, max_rows, expected_rows, truncated):
@@ -552,14 +551,21 @@ def test_max_rows_caps_rows_and_sets_truncated(guarded, max_rows, expected_rows,
     assert [r[0] for r in result["rows"]] == list(range(1, expected_rows + 1))
 
 
-def test_max_rows_is_capped_at_1000(guarded):
+def test_max_rows_is_1_to_1000_in_the_schema_and_refused_outside(guarded):
+    """The range is in the schema (minimum 1, maximum 1000); outside it the call is refused,
+    never silently clamped (issue 18)."""
+    spec = guarded.tools.get("run_sql").parameters["properties"]["max_rows"]
+    assert (spec["minimum"], spec["maximum"]) == (1, 1000)
     sql = (
         "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 5000)"
         " SELECT n FROM c"
     )
-    result = run_sql(guarded, sql, max_rows=5000)
+    result = run_sql(guarded, sql, max_rows=1000)
     _assert_result_shape(result)
     assert result["row_count"] == 1000 and result["truncated"] is True
+    for wrong in (0, -5, 5000):
+        refused = run_sql(guarded, sql, max_rows=wrong)
+        assert set(refused) == {"error"} and "max_rows" in refused["error"], refused
 
 
 @pytest.mark.parametrize(

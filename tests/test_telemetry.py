@@ -61,8 +61,8 @@ def _slow(n):
     "behaviour, arguments, success, error_type",
     [
         (_ok, {"n": 1}, 1, None),
-        (_tool_error, {"n": 1}, 0, "tool_error"),
-        (_crash, {"n": 1}, 0, "ConnectionError"),
+        (_tool_error, {"n": 1}, None, "caller_error"),
+        (_crash, {"n": 1}, 0, "upstream_error"),
         (_slow, {"n": 1}, 0, "timeout"),
         (_ok, {"n": "not a number"}, None, "invalid_arguments"),
         (_ok, "{broken json", None, "invalid_arguments"),
@@ -103,7 +103,7 @@ def test_refusals_write_a_row_too(h):
 def test_a_failing_telemetry_write_never_breaks_the_call(h, monkeypatch, caplog):
     name = _name("tele_broken")
     _add(h, name, _ok)
-    h.tools.hook_failures.counts.clear()
+    h.tools.hook_failures.take()
 
     def broken(row):
         raise RuntimeError("disk full")
@@ -112,7 +112,7 @@ def test_a_failing_telemetry_write_never_breaks_the_call(h, monkeypatch, caplog)
     with caplog.at_level(logging.WARNING):
         outputs = [h.tools.call(name, {"n": i}) for i in range(3)]
     assert [json.loads(o) for o in outputs] == [{"n": 0}, {"n": 1}, {"n": 2}]
-    assert h.tools.hook_failures.counts == {"TelemetryRecorder.after_call": 3}
+    assert h.tools.hook_failures.take() == {"TelemetryRecorder.after_call": 3}
     logged = [r for r in caplog.records if "TelemetryRecorder" in r.getMessage()]
     assert len(logged) == 1, "logged once, counted every time"
     monkeypatch.undo()

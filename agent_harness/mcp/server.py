@@ -1,15 +1,22 @@
 """``workshop mcp``: the harness's tools served over the Model Context Protocol.
 
 An MCP client (Claude Desktop, VS Code, the MCP inspector, the SDK's ``mcp.Client``) lists and
-calls the same tools the agent loop uses, through the same registry: arguments validated,
-every call a telemetry row and a span, the circuit breaker in force, open tools not listed.
+calls the same tools the agent uses, through the same registry: arguments validated strictly,
+every call a telemetry row and a span, the circuit breaker in force, open tools not listed,
+every error a result with ``isError`` set.
 
-The tool list changes while the server runs (a breaker opens or closes, a tool is defined or
-removed, :meth:`McpToolSet.unlock` adds tools), so the server declares ``tools.listChanged`` and
-tells its clients in the way their protocol version expects: a
-``notifications/tools/list_changed`` notification on handshake-era sessions (protocol versions
-before 2026-07-28), a ``ToolsListChanged`` event on ``subscriptions/listen`` streams on newer
-ones. Tool calls run one at a time on a worker thread, so the event loop keeps answering.
+Several clients at once (:mod:`agent_harness.mcp.clients`): what a client unlocked (``--agent``
+mode) belongs to its session, or to its credential on the 2026-07-28 protocol; calls of
+different clients run concurrently on worker threads (at most ``max_concurrent_calls`` at
+once, ``calls_per_client`` of one client), so a slow call never holds up another client's.
+
+The tool list changes while the server runs: a breaker opens, a cool-down ends, a tool is
+defined or removed (by this process or another one sharing the database: the server polls
+:meth:`~agent_harness.tools.ToolRegistry.offer_version` every ``poll_seconds``), a client
+unlocks tools. After each change the server computes every client's list and tells exactly
+the clients whose list changed, once: a ``notifications/tools/list_changed`` on a
+handshake-era session, a ``ToolsListChanged`` event on the ``subscriptions/listen`` streams
+of a 2026-07-28 credential.
 """
 
 from __future__ import annotations
@@ -21,19 +28,15 @@ import anyio
 import anyio.to_thread
 import mcp_types as types
 from mcp.server.lowlevel.server import NotificationOptions, Server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from agent_harness.mcp.clients import Client, Clients
 from agent_harness.mcp.toolset import McpToolSet
 
-__all__ = ["HarnessMcpServer", "serve_stdio", "serve_http", "LOOPBACK"]
+__all__ = ["HarnessMcpServer", "INSTRUCTIONS"]
 
 logger = logging.getLogger(__name__)
 
-#: The hosts ``workshop mcp --http`` may bind: the tools reach the database, never the network.
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-_INSTRUCTIONS = (
+INSTRUCTIONS = (
     "Tools over the SUPPLYCHAIN demo schema (carriers, ports, vessels, voyages, positions, "
     "containers, cargo) and the workshop's memory and skills. Tool errors come back as results "
     "with isError set and a message saying what to do."
@@ -46,26 +49,44 @@ class HarnessMcpServer(Server):
     Args:
         toolset: The tools to list and call.
         name: The server name clients show.
+        max_concurrent_calls: Tool calls running at once, all clients together.
+        calls_per_client: Tool calls of one client running at once.
+        max_clients: Sessions and credentials kept (see :class:`Clients`).
+        poll_seconds: How often the database is checked for changes made elsewhere.
     """
 
-    def __init__(self, toolset: McpToolSet, name: str = "agent-harness") -> None:
+    def __init__(
+        self,
+        toolset: McpToolSet,
+        name: str = "agent-harness",
+        *,
+        max_concurrent_calls: int = 8,
+        calls_per_client: int = 4,
+        max_clients: int = 100,
+        poll_seconds: float = 1.0,
+    ) -> None:
         self.toolset = toolset
-        instructions = _INSTRUCTIONS
+        instructions = INSTRUCTIONS
         if toolset.agent is not None:  # the agent's prompt and skill manifest, as in the loop
             from agent_harness.agent_loop import agent_system_prompt
 
             instructions = agent_system_prompt(toolset.harness, toolset.agent)
-        self.bus = InMemorySubscriptionBus()
-        self._handshake_sessions: set = set()
+        self.clients = Clients(max_clients, calls_per_client)
+        self.poll_seconds = poll_seconds
+        self._calls = anyio.CapacityLimiter(max_concurrent_calls)
+        self._reads = anyio.CapacityLimiter(4)  # listing and watching, apart from the calls
         self._dirty = threading.Event()
-        self._calls = anyio.CapacityLimiter(1)
+        self._seen: tuple | None = None
         super().__init__(
             name,
             version="1",
             instructions=instructions,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
-            on_subscriptions_listen=ListenHandler(self.bus),
+            on_subscriptions_listen=self._listen,
+            # A tool's schema is the same for every caller: the SDK checks Mcp-Param headers
+            # against it without running tools/list before every 2026-07-28 call.
+            get_tool_input_schema=self._input_schema,
         )
         toolset.on_change(lambda what: self._dirty.set())
 
@@ -74,98 +95,74 @@ class HarnessMcpServer(Server):
         options = notification_options or NotificationOptions(tools_changed=True)
         return super().create_initialization_options(options, *args, **kwargs)
 
+    def _input_schema(self, name: str) -> dict | None:
+        tools = self.toolset.harness.tools
+        return tools.get(name).parameters if name in tools.names() else None
+
     # --- handlers --------------------------------------------------------------------------------
-    def _remember(self, ctx) -> None:
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._handshake_sessions.add(ctx.session)
+    async def _client(self, ctx) -> Client:
+        client = self.clients.of(ctx)
+        if client.announced is None:  # a new client: what it would be listed now
+            client.announced = await anyio.to_thread.run_sync(
+                self.toolset.signature, client.disclosure, limiter=self._reads
+            )
+        return client
 
     async def _list_tools(self, ctx, params) -> types.ListToolsResult:
-        self._remember(ctx)
-        tools = await anyio.to_thread.run_sync(self.toolset.tools, limiter=self._calls)
+        client = await self._client(ctx)
+        tools = await anyio.to_thread.run_sync(
+            self.toolset.tools, client.disclosure, limiter=self._reads
+        )
         return types.ListToolsResult(tools=tools)
 
     async def _call_tool(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        self._remember(ctx)
-        return await anyio.to_thread.run_sync(
-            self.toolset.call, params.name, params.arguments, limiter=self._calls
-        )
+        client = await self._client(ctx)
+        async with client.calls:  # one client cannot take every worker
+            return await anyio.to_thread.run_sync(
+                self.toolset.call,
+                params.name,
+                params.arguments,
+                client.disclosure,
+                client.label,
+                limiter=self._calls,
+            )
+
+    async def _listen(self, ctx, params: types.SubscriptionsListenRequestParams):
+        client = await self._client(ctx)
+        return await client.listen(ctx, params)  # this credential's streams only
 
     # --- change notifications --------------------------------------------------------------------
     async def notify_changes(self, every_s: float = 0.05) -> None:
-        """Run until cancelled: announce each change of the tool set to every client."""
+        """Run until cancelled: watch for changes and tell each client whose list changed."""
+        next_poll = 0.0
         while True:
             await anyio.sleep(every_s)
-            if not self._dirty.is_set():
-                continue
-            self._dirty.clear()
-            await self.bus.publish(ToolsListChanged())
-            for session in list(self._handshake_sessions):
-                try:
-                    await session.send_tool_list_changed()
-                except Exception:  # a session that went away: stop telling it
-                    self._handshake_sessions.discard(session)
+            try:
+                if anyio.current_time() >= next_poll:
+                    next_poll = anyio.current_time() + self.poll_seconds
+                    await self._poll_database()
+                if self._dirty.is_set():
+                    self._dirty.clear()
+                    await self._announce()
+            except Exception:  # a database hiccup must not end the notifications for good
+                logger.exception("MCP server: checking for tool list changes failed")
 
-
-def _toolset(harness, only, agent=None) -> McpToolSet:
-    return McpToolSet(harness, only=only, agent=agent)
-
-
-async def _serve_stdio(server: HarnessMcpServer) -> None:
-    from mcp.server.stdio import stdio_server
-
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(server.notify_changes)
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-        tasks.cancel_scope.cancel()
-
-
-def serve_stdio(harness, only=None, agent=None) -> None:
-    """Serve over stdin/stdout until the client closes the connection."""
-    server = HarnessMcpServer(_toolset(harness, only, agent))
-    anyio.run(_serve_stdio, server)  # the SDK points fd 1 at stderr meanwhile: stray prints
-    # never reach the wire
-
-
-async def _serve_http(server: HarnessMcpServer, host: str, port: int, ready=None) -> None:
-    import uvicorn
-
-    app = server.streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    web = uvicorn.Server(config)
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(server.notify_changes)
-        if ready is not None:
-            tasks.start_soon(_when_started, web, ready)
-        await web.serve()
-        tasks.cancel_scope.cancel()
-
-
-async def _when_started(web, ready) -> None:
-    while not web.started:
-        await anyio.sleep(0.02)
-    ready(stop=lambda: setattr(web, "should_exit", True))
-
-
-def serve_http(
-    harness, host: str = "127.0.0.1", port: int = 8765, only=None, ready=None, agent=None
-):
-    """Serve streamable HTTP at ``http://{host}:{port}/mcp`` (loopback only) until stopped.
-
-    Args:
-        harness: A connected harness.
-        host: A loopback address (see :data:`LOOPBACK`); anything else raises ValueError.
-        port: The TCP port.
-        only: Tool names to list (None: all).
-        agent: Serve as this agent: progressive disclosure (see :class:`McpToolSet`).
-        ready: Called as ``ready(stop=...)`` once the server accepts connections; calling
-            ``stop()`` (from any thread) shuts it down. Tests use it.
-    """
-    if host not in LOOPBACK:
-        raise ValueError(
-            f"--host {host!r}: the MCP server binds loopback only ({', '.join(LOOPBACK)}); "
-            "reach it from elsewhere through an SSH tunnel or your editor's port forwarding"
+    async def _poll_database(self) -> None:
+        version = await anyio.to_thread.run_sync(
+            self.toolset.harness.tools.follow_database, self._seen, limiter=self._reads
         )
-    server = HarnessMcpServer(_toolset(harness, only, agent))
-    anyio.run(_serve_http, server, host, port, ready)
-    return server
+        if self._seen is not None and version != self._seen:
+            self._dirty.set()
+        self._seen = version
+
+    def _signatures(self, clients: list[Client]) -> list[str]:
+        shut = self.toolset.harness.tools.open_tools()
+        return [self.toolset.signature(c.disclosure, shut) for c in clients]
+
+    async def _announce(self) -> None:
+        clients = [c for c in self.clients.all() if c.announced is not None]
+        signatures = await anyio.to_thread.run_sync(self._signatures, clients, limiter=self._reads)
+        for client, signature in zip(clients, signatures, strict=True):
+            if signature != client.announced:
+                client.announced = signature
+                await client.notify()

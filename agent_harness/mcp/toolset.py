@@ -1,28 +1,33 @@
 """Which of the registry's tools an MCP client sees, and the MCP description of each.
 
 The set is the registry's own: a tool is listed unless its breaker is open (an open tool is
-never offered, exactly as in the agent loop). ``only`` narrows it to a fixed list (``workshop
-mcp --tools a,b``), and :meth:`McpToolSet.unlock` adds tools to it while the server runs.
+never offered, exactly as in the agent loop; calling it anyway gets the breaker's refusal: why,
+until when, what to use instead). ``only`` narrows it to a fixed list (``workshop mcp --tools
+a,b``), and :meth:`McpToolSet.unlock` adds tools to it while the server runs.
 
-With an **agent** (``workshop mcp --agent supplychain-analyst``) the client gets progressive
+With an **agent** (``workshop mcp --agent supplychain-analyst``) each client gets progressive
 disclosure, as the agent loop's ``disclose`` strategy: at first only the always-on set
 (``load_skill``, ``search_knowledge``, ``run_sql``); a ``load_skill`` call unlocks the skill's
-tools (and its required skills', within the agent's access) after the ones listed; a tool the
-agent's skills do not grant enough access to is refused. Every change is announced to the
-listeners, which the server turns into ``notifications/tools/list_changed``.
+tools (and its required skills', within the agent's access) after the ones listed, **for that
+client only**: what it unlocked is kept in its :class:`Disclosure` (the server keeps one per
+session, or per credential on the 2026-07-28 protocol; see :mod:`agent_harness.mcp.clients`).
+A tool the agent's skills do not grant enough access to is refused. Every change is announced
+to the listeners, which the server turns into ``notifications/tools/list_changed``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 import mcp_types as types
 
 from agent_harness.disclosure import ALWAYS_ON
 
-__all__ = ["McpToolSet", "mcp_tool"]
+__all__ = ["McpToolSet", "Disclosure", "mcp_tool"]
 
 
 def mcp_tool(tool) -> types.Tool:
@@ -34,7 +39,7 @@ def mcp_tool(tool) -> types.Tool:
     """
     access = getattr(tool, "access_level", "read") or "read"
     kind = getattr(tool, "implementation_type", "python")
-    open_world = tool.category in ("live", "mcp") or kind == "mcp"
+    open_world = tool.category in ("live", "mcp") or kind == "mcp" or _reaches_out(tool)
     return types.Tool(
         name=tool.name,
         description=tool.description,
@@ -46,6 +51,21 @@ def mcp_tool(tool) -> types.Tool:
             open_world_hint=open_world,
         ),
     )
+
+
+def _reaches_out(tool) -> bool:
+    """A Python tool declares that it reaches outside the database with ``OPEN_WORLD = True``
+    in its module (the live feeds do)."""
+    return bool(getattr(tool.function, "__globals__", {}).get("OPEN_WORLD", False))
+
+
+@dataclass
+class Disclosure:
+    """What one client was given beyond the base set: the tools its ``load_skill`` calls
+    unlocked, in the order they were added (so its listed prefix never changes)."""
+
+    unlocked: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 class McpToolSet:
@@ -91,20 +111,39 @@ class McpToolSet:
         self._unsubscribe = harness.tools.on_change(self._registry_changed)
 
     # --- the set ---------------------------------------------------------------------------------
-    def names(self) -> list[str]:
-        """The names listed now, in a stable order (the ``only`` order, then unlocked ones)."""
-        registry = set(self.harness.tools.names())
-        base = self._only if self._only is not None else sorted(registry)
-        closed = [n for n in base if n in registry]
-        shut = self.harness.tools.open_tools()
-        return [n for n in closed if n not in shut]
+    def allowed(self, disclosure: Disclosure | None = None) -> list[str]:
+        """The names a client may call: the base set (``only``, or every registry tool), then
+        what it unlocked; open tools included (the breaker refuses them with its reason)."""
+        registry = self.harness.tools.names()
+        present = set(registry)
+        base = list(self._only) if self._only is not None else registry
+        extra = list(disclosure.unlocked) if disclosure is not None else []
+        names = [n for n in dict.fromkeys(base + extra) if n in present]
+        return names
 
-    def tools(self) -> list[types.Tool]:
+    def names(self, disclosure: Disclosure | None = None, shut: set[str] | None = None):
+        """The names listed now, in a stable order (the ``only`` order, then unlocked ones),
+        open tools left out (``shut``: the open set, if the caller has it already)."""
+        shut = self.harness.tools.open_tools() if shut is None else shut
+        return [n for n in self.allowed(disclosure) if n not in shut]
+
+    def tools(self, disclosure: Disclosure | None = None) -> list[types.Tool]:
         """The MCP descriptions of :meth:`names`."""
-        return [mcp_tool(self.harness.tools.get(n)) for n in self.names()]
+        return [mcp_tool(self.harness.tools.get(n)) for n in self.names(disclosure)]
 
-    def unlock(self, names: Iterable[str]) -> list[str]:
-        """Add tools to a narrowed set (after the ones already listed) and announce it.
+    def signature(self, disclosure: Disclosure | None = None, shut=None) -> str:
+        """A short fingerprint of what :meth:`tools` would list (names, descriptions, schemas):
+        the server notifies a client when its fingerprint changes."""
+        parts = []
+        for name in self.names(disclosure, shut):
+            tool = self.harness.tools.get(name)
+            parts.append([name, tool.description, tool.parameters])
+        text = json.dumps(parts, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def unlock(self, names: Iterable[str], disclosure: Disclosure | None = None) -> list[str]:
+        """Add tools after the ones already listed, and announce it: to one client's
+        ``disclosure``, or (None) to the narrowed set every client shares.
 
         Returns the names that were added. Without ``only`` every tool is listed already.
         """
@@ -114,22 +153,35 @@ class McpToolSet:
             raise ValueError(f"cannot unlock unknown tools {unknown}")
         if self._only is None:
             return []
-        with self._lock:
-            added = [n for n in names if n not in self._only]
-            self._only.extend(added)
+        if disclosure is None:
+            with self._lock:
+                added = [n for n in names if n not in self._only]
+                self._only.extend(added)
+        else:
+            with disclosure.lock:
+                have = set(self._only) | set(disclosure.unlocked)
+                added = [n for n in dict.fromkeys(names) if n not in have]
+                disclosure.unlocked.extend(added)
         if added:
             self._announce("unlock: " + ", ".join(added))
         return added
 
     # --- calls -----------------------------------------------------------------------------------
-    def call(self, name: str, arguments: dict | None) -> types.CallToolResult:
-        """Run a listed tool through the registry (validation, telemetry, breaker); any other
-        name is refused by the registry as not offered. Problems come back as ``isError``."""
+    def call(
+        self,
+        name: str,
+        arguments: dict | None,
+        disclosure: Disclosure | None = None,
+        thread_id: str = "mcp",
+    ) -> types.CallToolResult:
+        """Run a tool the client may call through the registry (validation, telemetry,
+        breaker); any other name is refused by the registry as not offered. Every problem
+        comes back with ``isError`` set (refusals, the caller's mistakes, tool faults)."""
         result = self.harness.tools.call_detailed(
             name,
             arguments or {},
-            offered=self.names(),
-            thread_id="mcp",
+            offered=self.allowed(disclosure),
+            thread_id=thread_id,
             unlocked_by=self._unlocked_by or None,
             grants=self._grants,
             agent=self.agent.name if self.agent else None,
@@ -139,7 +191,8 @@ class McpToolSet:
         if self.agent is not None and name == "load_skill" and not failed:
             skill = self.harness.skills.find(str((arguments or {}).get("name", "")))
             tools = self._access[skill]["tools"]
-            added = self.unlock([t for t, level in tools.items() if level is not None])
+            unlocked = [t for t, level in tools.items() if level is not None]
+            added = self.unlock(unlocked, disclosure)
             text += f"\n\n[tools unlocked: {', '.join(added) or 'none new'}]"
         structured = None
         if not failed:
@@ -156,7 +209,7 @@ class McpToolSet:
 
     # --- changes ---------------------------------------------------------------------------------
     def on_change(self, listener: Callable[[str], None]) -> Callable[[], None]:
-        """Call ``listener(what)`` whenever the listed set may have changed."""
+        """Call ``listener(what)`` whenever a listed set may have changed."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 

@@ -22,6 +22,7 @@ OODA pass; every transition is recorded with its reason, actor and the stats beh
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from typing import Any
 
 from agent_harness.tools.ooda import decide, run_ooda
@@ -46,6 +47,8 @@ class CircuitBreaker:
     def __init__(self, registry) -> None:
         self.registry = registry
         self.store = registry.harness.backend.breakers
+        # Calls run concurrently (the MCP server): one tool's state changes one at a time.
+        self._lock = threading.RLock()
 
     # --- the call hook --------------------------------------------------------------------
     def before_call(self, call, tool) -> str | None:
@@ -53,25 +56,28 @@ class CircuitBreaker:
         row = self.store.get(tool.name)
         if row is None or row["state"] == "closed":
             return None
-        now = self.registry.clock()
-        if row["state"] == "half_open":
-            return None
-        if effective_state(row, now) == "half_open":
-            self.change(
-                tool.name,
-                "half_open",
-                "cool-down over: trial calls allowed",
-                actor="breaker",
-                row=row,
-            )
-            return None
+        with self._lock:
+            row = self.store.get(tool.name)
+            if row is None or row["state"] in ("closed", "half_open"):
+                return None
+            if effective_state(row, self.registry.clock()) == "half_open":
+                self.change(
+                    tool.name,
+                    "half_open",
+                    "cool-down over: trial calls allowed",
+                    actor="breaker",
+                    row=row,
+                )
+                return None
         return self.refusal(tool.name, row)
 
     def after_call(self, result) -> None:
-        """Count a trial, or check the tool's window after a call that ran; maybe run OODA."""
+        """Count a trial, or check the tool's window after a call that judged the tool (a
+        success or a tool fault: never the caller's mistake, ``success`` None); maybe run OODA."""
         policy = self.registry.policy()
         if result.success is not None and result.category is not None:
-            self._check(result, policy)
+            with self._lock:
+                self._check(result, policy)
         every = policy.ooda_every_calls
         if every and result.telemetry_id and result.telemetry_id % every == 0:
             run_ooda(self.registry)

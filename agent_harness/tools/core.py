@@ -8,7 +8,9 @@ turn) is :data:`agent_harness.tools.registry.ALWAYS_ON`.
 from __future__ import annotations
 
 import functools
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from agent_harness.backends.base import BackendError
 from agent_harness.js_sandbox import run_js
@@ -37,16 +39,17 @@ MAX_SQL_ROWS = 1000
 SNIPPET_CHARS = 500
 
 
-def run_sql(sql: str, max_rows: int = 50, binds: dict | None = None) -> dict:
+def run_sql(
+    sql: str, max_rows: Annotated[int, Field(ge=1, le=MAX_SQL_ROWS)] = 50, binds: dict | None = None
+) -> dict:
     """Run ONE read-only SELECT (or WITH ... SELECT) on supplychain.<table>: carriers, ports,
     vessels, voyages, vessel_positions, containers, cargo_items.
 
     Args:
         sql: One SELECT with explicit columns, joined on the documented keys.
-        max_rows: Most rows to return (1-1000).
+        max_rows: Most rows to return.
         binds: Values for :name placeholders, e.g. {"code": "NLRTM"}.
     """
-    max_rows = max(1, min(int(max_rows), MAX_SQL_ROWS))
     try:
         result = current().backend.readonly_query(
             sql, binds=binds or {}, max_rows=max_rows, timeout_s=5.0
@@ -58,7 +61,7 @@ def run_sql(sql: str, max_rows: int = 50, binds: dict | None = None) -> dict:
 
 def search_knowledge(
     query: str,
-    k: int = 5,
+    k: Annotated[int, Field(ge=1, le=20)] = 5,
     kinds: list[str] | None = None,
     mode: Literal["hybrid", "vector", "keyword"] = "hybrid",
 ) -> list[dict]:
@@ -67,11 +70,10 @@ def search_knowledge(
 
     Args:
         query: What to look for, in plain words.
-        k: How many results (1-20).
+        k: How many results.
         kinds: Only these kinds, e.g. ["table", "column"].
         mode: hybrid (meaning + words), vector or keyword.
     """
-    k = max(1, min(int(k), 20))
     memory = current().memory
     if kinds:
         hits = memory.search(query, k=k, mode=mode, kinds=kinds)
@@ -105,18 +107,23 @@ def remember(content: str, kind: str = "note", subject: str | None = None) -> di
     return {"id": memory_id, "stored": True}
 
 
-def exec_js(code: str, timeout_ms: int = 1000) -> dict:
+def exec_js(code: str, timeout_ms: Annotated[int, Field(ge=10, le=10_000)] = 1000) -> dict:
     """Run JavaScript in a sandbox (no files, no network) for calculations.
 
     The value of the last expression is returned as "result"; console.log lines as "console".
 
     Args:
         code: JavaScript source, e.g. "const xs=[3,1,2]; xs.sort((a,b)=>a-b)[1]".
-        timeout_ms: Time limit in milliseconds (10-10000).
+        timeout_ms: Time limit in milliseconds.
     """
     # Oracle runs it in the database (MLE, a PURE context); None means: the V8 sandbox here.
     in_database = current().backend.run_js(code, timeout_ms)
-    return in_database if in_database is not None else run_js(code, timeout_ms)
+    outcome = in_database if in_database is not None else run_js(code, timeout_ms)
+    if "error" in outcome:  # a throw, a syntax error, the time or memory limit: the code's
+        console = outcome.get("console") or []
+        printed = f" (console before it: {' | '.join(console)[:300]})" if console else ""
+        raise ToolError(f"the JavaScript failed: {outcome['error']}{printed}")
+    return outcome
 
 
 def load_skill(name: str) -> str:
@@ -126,28 +133,32 @@ def load_skill(name: str) -> str:
         name: The skill's name, e.g. "delayed-voyage-triage".
     """
     harness = current()
+    agent = current_agent()
+    mine = harness.agents.get(agent).skill_names() if agent is not None else None
     try:
-        agent = current_agent()
-        if agent is not None:  # an agent may load only the skills it was given
-            mine = harness.agents.get(agent).skill_names()
-            if harness.skills.find(name) not in mine:
-                raise ToolError(
-                    f"skill {name!r} is not one of agent {agent!r}'s skills; load one of the"
-                    f" manifest: {', '.join(mine)}"
-                )
+        if mine is not None and harness.skills.find(name) not in mine:
+            # an agent may load only the skills it was given
+            raise ToolError(
+                f"skill {name!r} is not one of agent {agent!r}'s skills; load one of the"
+                f" manifest: {', '.join(mine)}"
+            )
         return harness.skills.load(name)
     except SkillNotFound as e:
+        if mine is not None:  # list_skills may not be offered: name the agent's own skills
+            raise ToolError(
+                f"no skill named {str(name)[:60]!r}; agent {agent!r} can load: {', '.join(mine)}"
+            ) from e
         raise ToolError(str(e)) from e
 
 
-def list_skills(query: str | None = None, k: int = 10) -> list[dict]:
+def list_skills(query: str | None = None, k: Annotated[int, Field(ge=1, le=50)] = 10) -> list[dict]:
     """List available skills (playbooks): the ones closest to a topic, or all of them.
 
     Args:
         query: A topic to rank skills by; omit to list all by name.
-        k: How many skills to list (1-50).
+        k: How many skills to list.
     """
-    return current().skills.list(query, k=max(1, min(int(k), 50)))
+    return current().skills.list(query, k=k)
 
 
 def _scratch_path(path: str) -> str:
@@ -214,7 +225,10 @@ def fetch_tool_output(tool_call_id: str) -> dict:
     Args:
         tool_call_id: The id given in the "...[+N chars. full output: ...]" marker.
     """
-    return current().offload.fetch(tool_call_id)
+    found = current().offload.fetch(tool_call_id)
+    if "error" in found:  # an id that names no stored output
+        raise ToolError(found["error"])
+    return found
 
 
 @functools.cache

@@ -4,14 +4,21 @@ Every call of a tool goes through :func:`dispatch` (``h.tools.call`` and the age
 
 1. refusals before the tool runs: an unknown tool, a tool not offered in this turn (the error
    names the skill that would unlock it), a tool the agent's skills grant too little access to,
-   arguments that are not JSON or do not validate, a hook that refuses (the circuit breaker of
-   an open tool); the result's ``success`` is ``None`` (the tool never ran);
-2. the tool runs in a worker thread with its ``timeout_s``; ``success`` is True, or False when
-   it raised (``ToolError`` or any exception) or timed out;
+   arguments that are not JSON, do not validate (strictly: ``"12"`` is not a number, ``true``
+   not an integer, NaN and Infinity are no numbers at all) or are out of the schema's range, a
+   hook that refuses (the circuit breaker of an open tool); the result's ``success`` is
+   ``None`` (the tool never ran);
+2. the tool runs in a worker thread with its ``timeout_s``. ``success`` is True when it
+   returned; None when it raised :class:`~agent_harness.tools.tool.ToolError` (the caller's
+   mistake: nothing found, an ambiguous name; ``error_type`` ``caller_error``); False for a
+   tool fault: an unexpected exception (``tool_error``), a failed dependency
+   (``upstream_error``) or no answer in time (``timeout``), see :mod:`.faults`;
 3. every hook's ``after_call`` sees the :class:`ToolResult` (telemetry writes its row, the
-   breaker counts it). A hook that fails never breaks the call: the failure is counted and
-   logged once per hook.
+   breaker counts tool faults only). A hook that fails never breaks the call: the failure is
+   counted and logged (with its traceback) the first time per hook.
 
+Error texts are bounded (:data:`~agent_harness.tools.faults.MAX_ERROR_CHARS`; a quoted value
+at most :data:`~agent_harness.tools.faults.QUOTE_CHARS`) and outputs are strict JSON (no NaN).
 The whole call is an OpenTelemetry span ``execute_tool {name}`` (a no-op unless an SDK is set
 up; see :mod:`agent_harness.observability`).
 """
@@ -22,9 +29,11 @@ import contextvars
 import datetime as dt
 import json
 import logging
+import math
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -34,8 +43,16 @@ import pydantic
 from agent_harness.backends.roles import utc_now
 from agent_harness.observability import tool_span
 from agent_harness.tools import context
-from agent_harness.tools.tool import Tool, ToolError, allows
-from agent_harness.values import dumps
+from agent_harness.tools.faults import (
+    CALLER_ERROR,
+    QUOTE_CHARS,
+    REFUSALS,
+    TIMEOUT,
+    bounded,
+    fault_of,
+)
+from agent_harness.tools.tool import Tool, allows
+from agent_harness.values import dumps, safe_text
 
 __all__ = [
     "ToolCall",
@@ -45,12 +62,10 @@ __all__ = [
     "dispatch",
     "new_call_id",
     "REFUSALS",
+    "unreported_hook_failures",
 ]
 
 log = logging.getLogger(__name__)
-
-#: error_type values of calls refused before the tool ran (their ``success`` is None).
-REFUSALS = ("unknown_tool", "not_offered", "access_denied", "invalid_arguments", "circuit_open")
 
 
 def new_call_id() -> str:
@@ -94,11 +109,12 @@ class ToolResult:
     Attributes:
         call: The request.
         output: The JSON text the model sees (a result, or ``{"error": ...}``).
-        success: True: the tool returned; False: it raised or timed out; None: refused before
-            it ran (unknown tool, not offered, invalid arguments, circuit open).
-        error_type: None, one of :data:`REFUSALS`, ``tool_error`` (a ToolError), ``timeout``,
-            or the exception's class name.
-        error: The error message, if any.
+        success: True: the tool returned; False: a tool fault (it raised unexpectedly, a
+            dependency failed, it timed out); None: the call says nothing about the tool's
+            health (refused before it ran, or the caller's mistake: a ToolError).
+        error_type: None, one of :data:`REFUSALS`, ``caller_error`` (a ToolError), or a tool
+            fault: ``tool_error``, ``upstream_error``, ``timeout`` (:mod:`.faults`).
+        error: The error message, if any (at most about 1,000 characters).
         duration_ms: Wall-clock time of the whole dispatch.
         category: The tool's category (None for an unknown tool).
         started_at: When the call started (UTC).
@@ -141,32 +157,105 @@ class CallHook(Protocol):
         """See the finished call (refused ones too)."""
 
 
+_LIVE_FAILURES: weakref.WeakSet = weakref.WeakSet()
+
+
 class HookFailures:
-    """Counts hook failures; logs the first of each hook (a broken hook never breaks a call)."""
+    """Counts hook failures (a broken hook never breaks a call or a turn); logs the first of
+    each hook with its traceback.
+
+    Attributes:
+        counts: ``"Hook.stage"`` -> how many times it failed.
+        last: ``"Hook.stage"`` -> the latest error, as ``"Class: message"``.
+    """
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
         self.last: dict[str, str] = {}
+        self._unreported: list[str] = []
+        _LIVE_FAILURES.add(self)
 
     def record(self, hook: Any, stage: str, error: BaseException) -> None:
-        key = f"{type(hook).__name__}.{stage}"
+        """Count one failure of ``hook`` at ``stage``; log it (with traceback) if it is the
+        first of its kind."""
+        key = f"{getattr(hook, '__qualname__', None) or type(hook).__name__}.{stage}"
         self.counts[key] = self.counts.get(key, 0) + 1
         self.last[key] = f"{type(error).__name__}: {error}"
+        self._unreported.append(f"{key}: {self.last[key]}")
         if self.counts[key] == 1:
-            log.warning("%s failed (the tool call went on; counted from now): %s", key, error)
+            log.warning(
+                "%s failed (the call or turn went on; counted from now): %s",
+                key,
+                error,
+                exc_info=(type(error), error, error.__traceback__),
+            )
+
+    def take(self) -> dict[str, int]:
+        """The counts so far, then start again from zero (a test that provokes failures on
+        purpose takes them, so the suite's guard does not report them)."""
+        counts = dict(self.counts)
+        self.counts.clear()
+        self.last.clear()
+        self._unreported.clear()
+        return counts
+
+
+def unreported_hook_failures() -> list[str]:
+    """Every hook failure recorded since the last call, by any live registry or turn (and
+    forget them): the test suite fails a test that leaves any behind."""
+    found: list[str] = []
+    for failures in list(_LIVE_FAILURES):
+        found += failures._unreported
+        failures._unreported.clear()
+    return found
+
+
+#: At most this many problems are listed for one call's arguments.
+MAX_PROBLEMS = 5
+
+
+def _quote(value: Any) -> str:
+    """A short ``repr`` of a value for an error message (never the whole of a big one)."""
+    text = repr(value)
+    return text if len(text) <= QUOTE_CHARS else f"{text[:QUOTE_CHARS]}...({len(text)} chars)"
 
 
 def _format_validation_error(tool: Tool, error: pydantic.ValidationError) -> str:
     problems = []
-    for item in error.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "arguments"
+    items = error.errors()
+    for item in items[:MAX_PROBLEMS]:
+        where = ".".join(str(p) for p in item["loc"])[:QUOTE_CHARS] or "arguments"
         if item["type"] == "missing":
             problems.append(f"missing required argument '{where}'")
         elif item["type"] == "extra_forbidden":
             problems.append(f"unexpected argument '{where}'")
         else:
-            problems.append(f"argument '{where}': {item['msg']} (got {item.get('input')!r:.60})")
+            message = str(item["msg"])[:200]
+            problems.append(f"argument '{where}': {message} (got {_quote(item.get('input'))})")
+    if len(items) > MAX_PROBLEMS:
+        problems.append(f"and {len(items) - MAX_PROBLEMS} more problems")
     return f"{'; '.join(problems)}. {tool.takes()}"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number in JSON")
+
+
+def _non_finite(value: Any, where: str = "") -> str | None:
+    """Where a NaN or an infinity hides in the arguments (None when there is none)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "arguments"
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite(item, f"{where}.{key}" if where else str(key))
+        if found:
+            return found
+    return None
 
 
 def _parse_arguments(tool: Tool, arguments: Any) -> dict:
@@ -175,12 +264,20 @@ def _parse_arguments(tool: Tool, arguments: Any) -> dict:
         arguments = {}
     if isinstance(arguments, (str, bytes)):
         try:
-            arguments = json.loads(arguments)
+            arguments = json.loads(arguments, parse_constant=_no_constant)
         except ValueError as e:
-            raise ValueError(f"arguments are not valid JSON ({e}). {tool.takes()}") from None
+            raise ValueError(
+                f"arguments are not valid JSON ({bounded(e, 200)}). {tool.takes()}"
+            ) from None
     if not isinstance(arguments, dict):
         raise ValueError(
             f"arguments must be a JSON object, not {type(arguments).__name__}. {tool.takes()}"
+        )
+    where = _non_finite(arguments)
+    if where:
+        raise ValueError(
+            f"argument '{where[:QUOTE_CHARS]}': NaN and Infinity are not numbers in JSON;"
+            f" send a finite number. {tool.takes()}"
         )
     try:
         return tool.validate(arguments)
@@ -236,6 +333,7 @@ def dispatch(
 
 def _execute(tools, tool, call: ToolCall, harness, hooks, failures) -> ToolResult:
     def refuse(error_type: str, message: str, success: bool | None = None) -> ToolResult:
+        message = bounded(message)
         return ToolResult(
             call,
             dumps({"error": message}),
@@ -246,14 +344,15 @@ def _execute(tools, tool, call: ToolCall, harness, hooks, failures) -> ToolResul
         )
 
     if tool is None:
+        name = _quote(call.name)
         if call.offered is not None:
             return refuse(
                 "unknown_tool",
-                f"unknown tool {call.name!r}: not available in this turn; use one of: "
+                f"unknown tool {name}: not available in this turn; use one of: "
                 f"{', '.join(sorted(call.offered))}",
             )
         names = ", ".join(sorted(tools))
-        return refuse("unknown_tool", f"unknown tool {call.name!r}. Available tools: {names}")
+        return refuse("unknown_tool", f"unknown tool {name}. Available tools: {names}")
     if call.offered is not None and call.name not in call.offered:
         skills = list((call.unlocked_by or {}).get(call.name) or [])
         unlock = (
@@ -289,14 +388,34 @@ def _execute(tools, tool, call: ToolCall, harness, hooks, failures) -> ToolResul
             return refuse("circuit_open", refusal)
     ran, value = _run_with_timeout(tool, kwargs, harness, call.agent)
     if ran:
-        output = value if isinstance(value, str) else dumps(value)
+        output = safe_text(value) if isinstance(value, str) else dumps(value)
         return ToolResult(call, output, True, category=tool.category)
-    if isinstance(value, ToolError):
-        return refuse("tool_error", str(value), success=False)
     if isinstance(value, _TimedOut):
-        return refuse("timeout", f"{value}; try again later or use another tool", success=False)
+        return refuse(TIMEOUT, f"{value}; try again later or use another tool", success=False)
     if not isinstance(value, Exception):  # KeyboardInterrupt, SystemExit: not the model's
         raise value
-    return refuse(
-        type(value).__name__, f"{call.name} failed: {type(value).__name__}: {value}", False
-    )
+    fault = fault_of(value)
+    message = _shorten_quotes(str(value), kwargs)
+    if fault == CALLER_ERROR:  # the tool answered: the request cannot be met as asked
+        return refuse(CALLER_ERROR, message, success=None)
+    return refuse(fault, f"{call.name} failed: {type(value).__name__}: {message}", False)
+
+
+def _long_strings(value: Any, found: list[str]) -> list[str]:
+    if isinstance(value, str) and len(value) > QUOTE_CHARS:
+        found.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _long_strings(item, found)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _long_strings(item, found)
+    return found
+
+
+def _shorten_quotes(message: str, arguments: dict) -> str:
+    """A tool's error message with every long argument it quotes cut to a short prefix."""
+    for text in sorted(_long_strings(arguments, []), key=len, reverse=True):
+        if text in message:
+            message = message.replace(text, f"{text[:QUOTE_CHARS]}...({len(text)} chars)")
+    return message

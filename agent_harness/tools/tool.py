@@ -57,9 +57,12 @@ _CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 
 class ToolError(Exception):
-    """Raised by a tool for a problem the model can fix (bad name, nothing found, ...).
+    """Raised by a tool for a problem the caller can fix (bad name, nothing found, ...).
 
     The message reaches the model as ``{"error": message}``: say what was wrong and what to do.
+    It is the caller's mistake, not a fault of the tool: telemetry records it as
+    ``caller_error`` and the circuit breaker does not count it. For a service the tool depends
+    on that failed, raise :class:`~agent_harness.tools.faults.UpstreamError` instead.
     """
 
 
@@ -140,6 +143,10 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 
 
 _NULL = {"type": "null"}
+
+#: How arguments are validated: as JSON means them. ``"12"`` is no number and ``true`` no
+#: integer (no coercion), NaN and Infinity are refused, unknown arguments too.
+STRICT = pydantic.ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 def _clean_schema(node: Any) -> Any:
@@ -281,9 +288,7 @@ class Tool:
                 hints[param.name],
                 pydantic.Field(default, description=arg_docs[param.name]),
             )
-        model = pydantic.create_model(
-            f"{name}_arguments", __config__=pydantic.ConfigDict(extra="forbid"), **fields
-        )
+        model = pydantic.create_model(f"{name}_arguments", __config__=STRICT, **fields)
         parameters = _clean_schema(model.model_json_schema())
         parameters.setdefault("properties", {})
         parameters.setdefault("required", [])

@@ -3,10 +3,13 @@ them off and on (notebook 06).
 
 A mixin of :class:`~agent_harness.tools.registry.ToolRegistry` (``h.tools.stats``, ``policy``,
 ``set_policy``, ``states``, ``open_tools``, ``transitions``, ``telemetry``, ``disable``,
-``enable``, ``ooda``).
+``enable``, ``ooda``, ``offer_version``, ``follow_database``).
 """
 
 from __future__ import annotations
+
+import hashlib
+import json
 
 from agent_harness.tools.breaker import BreakerError
 from agent_harness.tools.ooda import run_ooda
@@ -73,6 +76,33 @@ class RegistryWatch:
             if effective_state(r, now) == "open"
         }
 
+    def offer_version(self) -> tuple[str, str]:
+        """``(breakers, definitions)``: two fingerprints that change whenever what the registry
+        offers may have changed, in this process or in another one sharing the database (a
+        notebook, ``workshop ooda``): a breaker opened, closed or disabled by hand, a cool-down
+        that ended (the open set is computed at the registry's clock), a tool defined,
+        redefined or removed as data. Two small queries; an MCP server polls it."""
+        now = self.clock()
+        rows = self.harness.backend.breakers.all()
+        breakers = [
+            (r["tool_name"], r["state"], str(r["since"]), effective_state(r, now)) for r in rows
+        ]
+        definitions = [
+            {k: v for k, v in d.items() if k != "parameters"} | {"p": d["parameters"]}
+            for d in self.harness.backend.tool_definitions.all()
+        ]
+        return _digest(breakers), _digest(definitions)
+
+    def follow_database(self, seen: tuple[str, str] | None) -> tuple[str, str]:
+        """Catch up with changes another process made: when the definitions' fingerprint
+        differs from ``seen`` (an earlier :meth:`offer_version`), reload the data tools
+        (:meth:`sync_definitions`, which tells the listeners). Returns the version now; a
+        caller compares it with ``seen`` to know whether anything changed."""
+        version = self.offer_version()
+        if seen is not None and version[1] != seen[1]:
+            self.sync_definitions()
+        return version
+
     def transitions(self, tool: str | None = None, limit: int = 200) -> list[dict]:
         """Breaker transitions (newest first) with reason, actor and evidence."""
         return self.harness.backend.breakers.transitions(tool, limit)
@@ -115,3 +145,8 @@ class RegistryWatch:
     def _known(self, name: str) -> None:
         if name not in self._tools:
             raise BreakerError(f"unknown tool {name!r}; available: {', '.join(self.names())}")
+
+
+def _digest(value) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -325,6 +325,14 @@ MIGRATIONS = Migrations(
                 "DROP TABLE temp.m011_definitions",
             ],
         ),
+        Migration(
+            "m012_drop_toolbox_enabled",
+            [
+                # Nothing ever read toolbox.enabled: a tool is switched off by its circuit
+                # breaker (tool_breakers), the one switch retrieval and calls obey.
+                "ALTER TABLE toolbox DROP COLUMN enabled",
+            ],
+        ),
     ],
 )
 

@@ -23,6 +23,8 @@ from agent_harness.supplychain.tools.vessels import vessel_position
 __all__ = ["ais_live_position", "AisFeed", "AIS_FEED", "FeedUnavailable"]
 
 TOOL_CATEGORY = "vessels"
+#: The tools of this module reach outside the database (MCP clients see ``openWorldHint``).
+OPEN_WORLD = True
 
 
 class FeedUnavailable(ConnectionError):

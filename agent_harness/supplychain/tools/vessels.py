@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Annotated
+
+from pydantic import Field
 
 from agent_harness.supplychain.schema import OCEAN_REGIONS
 from agent_harness.supplychain.tools import geo
@@ -123,7 +126,9 @@ def vessel_position(vessel: str) -> dict:
     }
 
 
-def vessels_near_port(port: str, radius_nm: float = 500.0) -> dict:
+def vessels_near_port(
+    port: str, radius_nm: Annotated[float, Field(gt=0, le=12500)] = 500.0
+) -> dict:
     """Ships whose latest AIS position is within a radius (great-circle nautical miles) of a
     port, nearest first, with distance, speed, navigation status and voyage.
 
@@ -131,8 +136,6 @@ def vessels_near_port(port: str, radius_nm: float = 500.0) -> dict:
         port: Port UN/LOCODE (e.g. "USLAX") or name (e.g. "Los Angeles").
         radius_nm: Search radius in nautical miles (1 nm = 1.852 km); default 500.
     """
-    if not 0 < radius_nm <= 12500:
-        raise ToolError("radius_nm must be between 0 and 12500 nautical miles")
     center = resolve_port(port)
     found = []
     for fix in query(LATEST_POSITIONS_SQL):
