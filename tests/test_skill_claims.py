@@ -30,10 +30,9 @@ FEATURES = {
 
 
 @pytest.fixture(scope="module")
-def h(harness, backend_name):
-    if backend_name != "embedded":
-        pytest.skip("the skills' claims are checked once, on the embedded backend")
-    return harness
+def h(embedded_harness):
+    """The skills' claims are checked once, on the embedded backend."""
+    return embedded_harness
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

@@ -19,9 +19,9 @@ from agent_harness.tools.policy import Policy
 
 
 @pytest.fixture(scope="module")
-def h(fresh_harness, backend_name):
-    if backend_name != "embedded":
-        pytest.skip("the call boundary is backend-neutral: tested on the embedded backend")
+def h(embedded_harness):
+    """The call boundary is backend-neutral: tested on the embedded backend only."""
+    fresh_harness = embedded_harness
     fresh_harness.tools.set_policy(min_calls=5, window_calls=12, ooda_every_calls=0)
     yield fresh_harness
     fresh_harness.tools.set_policy(

@@ -24,7 +24,12 @@ from agent_harness.backends.oracle.embeddings import MODEL_NAME, OracleEmbedding
 from agent_harness.backends.oracle.errors import first_line, hint
 from agent_harness.backends.oracle.javascript import OracleJavaScript
 from agent_harness.backends.oracle.memory import OracleMemories
-from agent_harness.backends.oracle.migrations import EXISTS_SQL, LEDGER_DDL, MIGRATIONS
+from agent_harness.backends.oracle.migrations import (
+    DONE_WHEN_ABSENT,
+    EXISTS_SQL,
+    LEDGER_DDL,
+    MIGRATIONS,
+)
 from agent_harness.backends.oracle.provenance import OracleProvenance
 from agent_harness.backends.oracle.registry import OracleTelemetry, OracleToolRanking
 from agent_harness.backends.oracle.steps import Step
@@ -104,9 +109,11 @@ class OracleBackend(Backend):
 
     # --- migrations: DDL steps skipped when their object exists -------------------------------
     def object_exists(self, kind: str, name: str) -> bool:
-        """True when the object a step creates is in the data dictionary."""
+        """True when the object a step creates is in the data dictionary (for a step that
+        drops something: when it is no longer there, i.e. the step is done)."""
         rows = self.db.query(EXISTS_SQL[kind], {"name": name})
-        return int(next(iter(rows[0].values()))) > 0
+        found = int(next(iter(rows[0].values()))) > 0
+        return not found if kind in DONE_WHEN_ABSENT else found
 
     def run_migration_step(self, step: Step) -> None:
         """Run one step unless its object exists; a failed Oracle Text index is dropped again

@@ -114,18 +114,8 @@ DISCLOSURE_MIGRATIONS = [
         [
             # Nothing ever read toolbox.enabled: a tool is switched off by its circuit breaker
             # (tool_breakers). ALTER TABLE ... DROP COLUMN (SQL Language Reference 23, ALTER
-            # TABLE, drop_column_clause), only while USER_TAB_COLUMNS still lists it, so the
-            # block may run again.
-            Step(
-                "idempotent block",
-                "TOOLBOX.ENABLED",
-                """BEGIN
-                FOR c IN (SELECT column_name FROM user_tab_columns
-                          WHERE table_name = 'TOOLBOX' AND column_name = 'ENABLED') LOOP
-                    EXECUTE IMMEDIATE 'ALTER TABLE toolbox DROP COLUMN enabled';
-                END LOOP;
-            END;""",
-            ),
+            # TABLE, drop_column_clause); skipped once USER_TAB_COLUMNS no longer lists it.
+            Step("dropped column", "TOOLBOX.ENABLED", "ALTER TABLE toolbox DROP COLUMN enabled"),
         ],
     ),
 ]

@@ -175,9 +175,15 @@ EXISTS_SQL = {
     "stoplist": "SELECT COUNT(*) FROM ctx_stoplists WHERE spl_owner = USER AND spl_name = :name",
     # Database Reference 26: USER_PROPERTY_GRAPHS (GRAPH_NAME)
     "property graph": "SELECT COUNT(*) FROM user_property_graphs WHERE graph_name = :name",
+    # A column a step drops (TABLE.COLUMN): done once this counts 0 (DONE_WHEN_ABSENT).
+    "dropped column": "SELECT COUNT(*) FROM user_tab_columns WHERE table_name || '.' || column_name"
+    " = :name",
     # A PL/SQL block that checks for itself what is left to do: always run.
     "idempotent block": "SELECT COUNT(*) FROM dual WHERE :name IS NULL",
 }
+
+#: Step kinds that remove an object: done when the object is NOT in the dictionary.
+DONE_WHEN_ABSENT = frozenset({"dropped column"})
 
 LEDGER_DDL = (
     "CREATE TABLE IF NOT EXISTS schema_migrations (version NUMBER PRIMARY KEY,"
