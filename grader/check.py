@@ -12,23 +12,21 @@ here the difference is one argument (``reference=None``).
 
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.answers import read_answers
+from grader.caches import prepare_bytecode, shared_template
 from grader.collect import match_notebook
-from grader.execute import prepare_template, run_submission
+from grader.execute import run_submission
 from grader.feedback import format_points, plain_text, redact
 from grader.results import Status
 from grader.sandbox import Limits
 from grader.scoring import CellResult, judge_cells, undone_notes
 from grader.sources import GradingError, load_sources
 
-__all__ = ["CheckReport", "check_notebook", "format_report", "grading_limits", "shared_template"]
+__all__ = ["CheckReport", "check_notebook", "format_report"]
 
 
 @dataclass
@@ -54,39 +52,6 @@ class CheckReport:
     def passed(self) -> bool:
         """True when every grade cell's visible checks pass."""
         return bool(self.results) and all(r.visible == Status.OK for r in self.results)
-
-
-def grading_limits(memory_mb: int = 2048, timeout_notebook: float = 300.0) -> Limits:
-    """The per-submission limits ``workshop grade`` uses (and ``workshop check`` with it)."""
-    return Limits(memory_mb=memory_mb, deadline_s=timeout_notebook * 8 + 60)
-
-
-def _library_digest() -> str:
-    import agent_harness
-
-    digest = hashlib.sha256()
-    for path in sorted(Path(agent_harness.__file__).parent.rglob("*")):
-        if path.is_file() and path.suffix in (".py", ".sql", ".md", ".json", ".csv"):
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def shared_template() -> Path:
-    """The prepared database for self-checks, built once per library version in the user's
-    cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    folder = base / "agent-harness-workshop" / f"check-template-{_library_digest()}"
-    if (folder / "harness.db").exists():
-        return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix="building-", dir=folder.parent))
-    prepare_template(building / "db")
-    try:
-        os.replace(building / "db", folder)
-    except OSError:  # another check built it meanwhile
-        pass
-    shutil.rmtree(building, ignore_errors=True)
-    return folder
 
 
 def check_notebook(
@@ -121,13 +86,14 @@ def check_notebook(
     source = sources[name]
     answers = read_answers(path, source)
     template = Path(template) if template else shared_template()
+    prepare_bytecode()
     with tempfile.TemporaryDirectory(prefix="workshop-check-") as job:
         run = run_submission(
             [source],
             {name: answers},
             Path(job),
             template,
-            grading_limits(memory_mb, timeout_notebook),
+            Limits.for_grading(memory_mb, timeout_notebook),
             timeout_cell,
             timeout_notebook,
             use_bwrap,

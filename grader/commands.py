@@ -89,10 +89,9 @@ def grade(
     """
     from tqdm import tqdm
 
-    from grader.check import grading_limits
     from grader.grade import GradingError, grade_batch, load_sources
     from grader.report import summary_table, write_gradebook
-    from grader.sandbox import bwrap_available, isolation
+    from grader.sandbox import Limits, bwrap_available, isolation
 
     if os.name != "posix":
         raise click.ClickException(
@@ -106,7 +105,7 @@ def grade(
         )
     click.echo(f"isolation: {isolation()}")
     bar = tqdm(total=0, desc="grading", unit="submission", file=sys.stderr, dynamic_ncols=True)
-    limits = grading_limits(memory_mb, timeout_notebook)
+    limits = Limits.for_grading(memory_mb, timeout_notebook)
     try:
         rows = grade_batch(
             submissions,

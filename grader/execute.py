@@ -38,7 +38,9 @@ class NotebookRun:
         undone: Added cells whose changes to what the checks rely on were undone: index ->
             what (see :mod:`grader.runner_guard`).
         probe_values: ``(probe index, value)`` in the order they came.
-        cpu_s: CPU seconds the notebook's process used.
+        cpu_s: CPU seconds the notebook's process used, plus the runner's own since the
+            previous notebook (its start-up for the first): summed over a submission's runs,
+            the sandbox's CPU.
         ignored_lines: Lines the notebook wrote into the runner's answer pipe without the
             step's nonce (forged or garbage), all ignored.
     """

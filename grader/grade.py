@@ -27,6 +27,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from pathlib import Path
 import nbformat
 
 from grader.answers import Answers, read_answers
+from grader.caches import prepare_bytecode, shared_template
 from grader.collect import Submission, collect
 from grader.execute import NotebookRun, prepare_template, run_notebooks, run_submission
 from grader.results import GradeRow, Status
@@ -73,8 +75,10 @@ def _digest(sources: list[Source]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _reference(sources, out: Path, template: Path, limits: Limits, settings: dict) -> dict:
+def _reference(batch: Batch) -> dict:
     """The probe values of the instructor's solutions (cached in RESULTS/.reference.json)."""
+    sources, out, template = batch.sources, batch.out, batch.template
+    limits, settings = batch.limits, batch.settings
     cache = out / ".reference.json"
     key = _digest(sources)
     if cache.exists():
@@ -90,6 +94,7 @@ def _reference(sources, out: Path, template: Path, limits: Limits, settings: dic
         runs = run_submission(
             sources, {s.name: None for s in sources}, Path(job), template, limits, **settings
         )
+    batch.count_cpu(runs.values())
     problems = []
     for source in sources:
         run = runs[source.name]
@@ -135,6 +140,14 @@ class Batch:
     reference: dict = field(default_factory=dict)
     pool: ThreadPoolExecutor | None = None
     reference_future: Future | None = None
+    started: tuple[float, float] = (0.0, 0.0)  # wall clock, this process's CPU
+    sandbox_cpu_s: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def count_cpu(self, runs) -> None:
+        """Add the CPU seconds the sandboxes of these runs used."""
+        with self._lock:
+            self.sandbox_cpu_s += sum(run.cpu_s for run in runs if run is not None)
 
     def rows(self) -> list[GradeRow]:
         """Every row graded so far (this run and earlier ones), by student."""
@@ -171,14 +184,13 @@ def skip_graded(batch: Batch) -> None:
             batch.rows_by_student.setdefault(row.student, []).append(row)
 
 
-def prepare_database(batch: Batch) -> None:
-    """4. The prepared embedded database every run copies (built once per results folder)."""
-    batch.template = batch.out / ".template"
-    if not (batch.template / "harness.db").exists():
-        shutil.rmtree(batch.template, ignore_errors=True)
-        prepare_template(batch.template)
-    batch.limits = batch.limits or Limits(
-        deadline_s=batch.settings["timeout_notebook"] * len(batch.sources) + 60
+def prepare_caches(batch: Batch) -> None:
+    """4. The prepared embedded database every run copies and the bytecode of what the
+    sandboxed runner imports (built once per library version, see :mod:`grader.caches`)."""
+    batch.template = shared_template()
+    prepare_bytecode()
+    batch.limits = batch.limits or Limits.for_grading(
+        timeout_notebook=batch.settings["timeout_notebook"]
     )
 
 
@@ -190,9 +202,7 @@ def reference_values(batch: Batch) -> None:
     """
     workers = max(1, batch.workers or os.cpu_count() or 1)
     batch.pool = ThreadPoolExecutor(max_workers=workers)
-    batch.reference_future = batch.pool.submit(
-        _reference, batch.sources, batch.out, batch.template, batch.limits, batch.settings
-    )
+    batch.reference_future = batch.pool.submit(_reference, batch)
 
 
 def grade_submissions(batch: Batch) -> None:
@@ -217,14 +227,27 @@ def grade_submissions(batch: Batch) -> None:
                 batch.progress(1)
 
 
+def write_statistics(batch: Batch) -> None:
+    """7. How long it took and the CPU it used (RESULTS/.stats.json; bench/bench_grade.py)."""
+    wall, cpu = batch.started
+    stats = {
+        "submissions": len(batch.todo),
+        "wall_s": round(time.perf_counter() - wall, 3),
+        "sandbox_cpu_s": round(batch.sandbox_cpu_s, 3),
+        "grader_cpu_s": round(time.process_time() - cpu, 3),
+    }
+    (batch.out / ".stats.json").write_text(json.dumps(stats, indent=1), encoding="utf-8")
+
+
 #: What ``workshop grade`` does, in order (like nbgrader's converter preprocessors).
 STEPS = (
     load_instructor_notebooks,
     collect_submissions,
     skip_graded,
-    prepare_database,
+    prepare_caches,
     reference_values,
     grade_submissions,
+    write_statistics,
 )
 
 
@@ -263,6 +286,7 @@ def grade_batch(
         progress,
         on_total,
     )
+    batch.started = (time.perf_counter(), time.process_time())
     for step in STEPS:
         step(batch)
         if step is skip_graded and not batch.todo:
@@ -282,6 +306,7 @@ def _grade_one(batch: Batch, submission: Submission) -> tuple[list[GradeRow], li
         )
     finally:
         shutil.rmtree(job, ignore_errors=True)
+    batch.count_cpu(runs.values())
     reference = batch.reference_future.result()  # computed alongside (reference_values)
     rows, notes = [], []
     for source in batch.sources:

@@ -1,8 +1,9 @@
 """The grading runner: executes one student's notebooks inside the sandbox.
 
 This file runs as a plain script (``python runner.py IN OUT WORK TEMPLATE LIMITS``) in the
-per-submission sandbox and imports nothing from the ``grader`` package except its sibling
-``runner_guard.py``, so the sandbox needs only these two files, the Python environment and
+per-submission sandbox and imports nothing from the ``grader`` package but its two sibling
+files, ``runner_child.py`` (the student's process) and ``runner_guard.py`` (what an added cell
+may not change), so the sandbox needs only these three files, the Python environment and
 ``agent_harness``: never the solutions, the probes or other submissions.
 
 Two channels, one JSON object per line:
@@ -30,9 +31,7 @@ Two channels, one JSON object per line:
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
-import math
 import os
 import secrets
 import select
@@ -42,212 +41,28 @@ import sys
 import time
 
 
-def _load_guard():
-    """runner_guard.py, the sibling file the sandbox mounts beside this one (loaded by path:
-    the runner's folder is not put on ``sys.path``, where a notebook could import from it)."""
+def _load(name: str):
+    """A sibling file the sandbox mounts beside this one, loaded by path (the runner's folder
+    is not put on ``sys.path``, where a notebook could import from it)."""
     import importlib.util
 
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner_guard.py")
-    spec = importlib.util.spec_from_file_location("runner_guard", path)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-runner_guard = _load_guard()
+runner_child = _load("runner_child")
+runner_guard = _load("runner_guard")
 
-# The child's own references, taken before any notebook code runs: a notebook that rebinds
-# json.dumps or os.write (for its own checks) does not break how the child answers.
-_dumps, _loads, _write = json.dumps, json.loads, os.write
-
-MAX_MESSAGE = 2000
-MAX_ITEMS = 200_000
 GRACE_S = 2.0
 MAX_ANSWER = 64 << 20
-
-
-# --- plain data ----------------------------------------------------------------------------
-class _Budget:
-    def __init__(self, n: int):
-        self.left = n
-
-    def take(self) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise ValueError("value too large")
-
-
-def plain(value, _budget: _Budget | None = None, _depth: int = 0):
-    """Turn a value into plain JSON data using exact types only.
-
-    Subclasses of built-in types and unknown objects become ``{"__object__": type name}``,
-    so an object that claims to equal anything is never equal to an expected value.
-    """
-    budget = _budget or _Budget(MAX_ITEMS)
-    budget.take()
-    if _depth > 50:
-        return {"__object__": "too deep"}
-    kind = type(value)
-    if value is None or kind is bool or kind is int or kind is str:
-        return value
-    if kind is float:
-        return value if math.isfinite(value) else {"__float__": repr(value)}
-    if kind is list or kind is tuple:
-        return [plain(item, budget, _depth + 1) for item in value]
-    if kind is dict:
-        out = {}
-        for key, item in value.items():
-            if type(key) not in (str, int, float, bool) and key is not None:
-                return {"__object__": "dict with non-plain keys"}
-            out[str(key)] = plain(item, budget, _depth + 1)
-        return out
-    if kind is bytes:
-        return {"__bytes__": value.hex()}
-    if kind in (_dt.date, _dt.datetime):
-        return value.isoformat()
-    module = getattr(kind, "__module__", "")
-    if module == "numpy" and hasattr(value, "item") and getattr(value, "shape", None) == ():
-        return plain(value.item(), budget, _depth + 1)
-    if module.startswith("agent_harness") and hasattr(kind, "__dataclass_fields__"):
-        fields = kind.__dataclass_fields__
-        return {"__type__": kind.__name__} | {
-            name: plain(object.__getattribute__(value, name), budget, _depth + 1) for name in fields
-        }
-    return {"__object__": getattr(kind, "__qualname__", "object")}
-
-
-def outcome(fn, *args, **kwargs):
-    """Call ``fn``: ``["ok", plain value]`` or ``["raised", exception type name]``."""
-    try:
-        return ["ok", plain(fn(*args, **kwargs))]
-    except Exception as e:  # the probe records what a student's function raised
-        return ["raised", type(e).__name__]
-
-
-def _short(text) -> str:
-    text = str(text)
-    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "..."
 
 
 def _send(stream, event: dict) -> None:
     stream.write(json.dumps(event) + "\n")
     stream.flush()
-
-
-# --- the student's process: one notebook -------------------------------------------------------
-def _isolate_descriptors(keep: set[int]) -> None:
-    """Replace every descriptor but ``keep`` by /dev/null (0-2 included).
-
-    Replaced rather than closed: a library that kept a descriptor number from before the fork
-    then writes into /dev/null, never into a file the notebook opens later under that number.
-    """
-    devnull = os.open(os.devnull, os.O_RDWR)
-    try:
-        numbers = [int(n) for n in os.listdir("/proc/self/fd")]
-    except OSError:  # no /proc (macOS): every number up to the limit
-        numbers = list(range(min(os.sysconf("SC_OPEN_MAX"), 1 << 16)))
-    for fd in numbers:
-        if fd in keep or fd == devnull:
-            continue
-        try:
-            os.fstat(fd)  # open? (the listing's own descriptor is gone already)
-        except OSError:
-            continue
-        os.dup2(devnull, fd)
-    os.close(devnull)
-
-
-def _error_of(result) -> list[str] | None:
-    error = result.error_before_exec or result.error_in_exec
-    if error is None:
-        return None
-    try:
-        return [type(error).__name__, _short(error)]
-    except Exception:  # a hostile __str__
-        return [type(error).__name__, ""]
-
-
-def _shell():
-    """A fresh IPython shell: no history database (nothing to keep, and it costs a thread)."""
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets.config import Config
-
-    config = Config()
-    config.HistoryManager.enabled = False
-    return InteractiveShell.instance(config=config)
-
-
-def _child(command: dict, steps_fd: int, answers_fd: int, work_root: str, template: str):
-    """Run one notebook's steps as the runner sends them (in the forked child)."""
-    _isolate_descriptors({steps_fd, answers_fd})
-    os.setsid()
-    work = os.path.join(work_root, command["notebook"])
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    data_dir = os.path.join(work, ".workshop")
-    if template:
-        shutil.copytree(template, data_dir)
-    os.chdir(work)
-    os.environ["WORKSHOP_DATA_DIR"] = data_dir
-    os.environ["HOME"] = work
-    shell = _shell()
-    guard = runner_guard.Guard(shell)
-    exits: list = []
-
-    def on_exit(shell, etype, value, tb, tb_offset=None):  # IPython swallows SystemExit
-        exits.append(["SystemExit", f"the cell called exit ({_short(value)})"])
-
-    shell.set_custom_exc((SystemExit,), on_exit)
-    guard.keep_handlers()
-    steps = os.fdopen(steps_fd, "r", encoding="utf-8")
-    cells = command["cells"]
-    for line in steps:  # until the runner closes the pipe
-        try:
-            step = _loads(line)
-        except ValueError:
-            continue
-        if not isinstance(step, dict):
-            continue  # a line the notebook wrote into its own step pipe (through /proc)
-        nonce = step.get("nonce")
-        if step.get("step") == "cell" and step.get("index") in range(len(cells)):
-            cell = cells[step["index"]]
-            exits.clear()
-            kind = cell.get("kind")
-            before = guard.before(kind)
-            result = shell.run_cell(cell["source"], store_history=False)
-            undone = guard.after(kind, before)
-            answer = {"error": _error_of(result) or (exits[0] if exits else None)}
-            if undone:
-                answer["undone"] = undone
-        elif step.get("step") == "probe" and isinstance(step.get("code"), str):
-            answer = {"value": _probe(shell, step["code"], step.get("index"))}
-        else:
-            continue
-        try:
-            data = _dumps({"nonce": nonce, **answer}) + "\n"
-        except (TypeError, ValueError):
-            data = _dumps({"nonce": nonce, "value": ["unsendable", ""]}) + "\n"
-        _write_all(answers_fd, data.encode("utf-8"))
-
-
-def _probe(shell, code: str, index) -> list:
-    scope = dict(shell.user_ns)
-    scope.update({"plain": plain, "outcome": outcome})
-    try:
-        exec(compile(code, f"<probe {index}>", "exec"), scope)
-        return ["ok", plain(scope.get("value"))]
-    except BaseException as e:  # a student's function may raise anything, even SystemExit
-        return ["raised", type(e).__name__]
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write everything, even if the notebook made the descriptor non-blocking."""
-    view = memoryview(data)
-    while view:
-        try:
-            view = view[_write(fd, view) :]
-        except BlockingIOError:
-            select.select([], [fd], [], 1.0)
 
 
 # --- the runner: one child per notebook, one step at a time --------------------------------------
@@ -266,7 +81,9 @@ class _Child:
         """Send one step and return its answer (None: the child died or ran out of time)."""
         nonce = secrets.token_hex(16)
         try:
-            _write_all(self.steps_fd, (json.dumps({**message, "nonce": nonce}) + "\n").encode())
+            runner_child.write_all(
+                self.steps_fd, (json.dumps({**message, "nonce": nonce}) + "\n").encode()
+            )
         except OSError:
             self.status, self.reason = "crashed", "the kernel died"
             return None
@@ -316,6 +133,17 @@ class _Child:
         return found
 
 
+_REPORTED_CPU = [0.0]
+
+
+def _runner_cpu() -> float:
+    """The runner's own CPU seconds since it last reported them (its warm-up included)."""
+    times = os.times()
+    now = times.user + times.system
+    spent, _REPORTED_CPU[0] = now - _REPORTED_CPU[0], now
+    return spent
+
+
 def _kill(pid: int) -> None:
     for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
         try:
@@ -333,7 +161,7 @@ def _run_notebook(command: dict, work_root: str, template: str, out, commands) -
         try:
             os.close(steps_w)
             os.close(answers_r)
-            _child(command, steps_r, answers_w, work_root, template)
+            runner_child.run_child(command, steps_r, answers_w, work_root, template, runner_guard)
         except BaseException:
             code = 70
         os._exit(code)
@@ -361,6 +189,7 @@ def _run_notebook(command: dict, work_root: str, template: str, out, commands) -
         reason = f"the kernel died (signal {os.WTERMSIG(wait_status)})"
     elif status == "crashed" and os.WIFEXITED(wait_status):
         reason = f"the kernel exited (code {os.WEXITSTATUS(wait_status)})"
+    cpu += _runner_cpu()
     done = {"event": "notebook_done", "status": status, "reason": reason, "cpu_s": round(cpu, 3)}
     _send(out, done | {"ignored_lines": child.ignored})
 
@@ -472,7 +301,11 @@ def _warm_up() -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Serve the grader's commands until they end."""
+    """Serve the grader's commands until they end (``--warm-up-only``: import, then exit; the
+    grader runs that outside the sandbox to compile the bytecode, see grader/caches.py)."""
+    if argv[1:] == ["--warm-up-only"]:
+        _warm_up()
+        return 0
     commands_fd, events_fd, work_root, template = int(argv[1]), int(argv[2]), argv[3], argv[4]
     _protect_runner()
     _set_limits(json.loads(argv[5]) if len(argv) > 5 else {})

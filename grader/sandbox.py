@@ -37,10 +37,23 @@ from pathlib import Path
 
 import psutil
 
-__all__ = ["Limits", "Sandbox", "bwrap_available", "isolation", "RUNNER", "GUARD", "HIDDEN_NAMES"]
+from grader.caches import ready_pycache
+
+__all__ = [
+    "Limits",
+    "Sandbox",
+    "bwrap_available",
+    "isolation",
+    "RUNNER",
+    "RUNNER_FILES",
+    "HIDDEN_NAMES",
+]
 
 RUNNER = Path(__file__).with_name("runner.py")
-GUARD = Path(__file__).with_name("runner_guard.py")
+#: The runner and the sibling files it loads: all the sandbox mounts of the grader.
+RUNNER_FILES = tuple(
+    Path(__file__).with_name(f"{n}.py") for n in ("runner", "runner_child", "runner_guard")
+)
 #: Folders covered by an empty one wherever they sit inside a folder the sandbox mounts.
 HIDDEN_NAMES = ("grader", "solutions")
 _SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache"]
@@ -55,6 +68,11 @@ class Limits:
     file_size_mb: int = 512
     cpu_seconds: int = 1800
     deadline_s: float = 1800.0
+
+    @classmethod
+    def for_grading(cls, memory_mb: int = 2048, timeout_notebook: float = 300.0) -> Limits:
+        """The limits ``workshop grade`` and ``workshop check`` give a submission."""
+        return cls(memory_mb=memory_mb, deadline_s=timeout_notebook * 8 + 60)
 
 
 @functools.lru_cache(maxsize=1)
@@ -202,6 +220,7 @@ class Sandbox:
                 "nproc": self._nproc or None,
             }
         )
+        pycache = ready_pycache()
         if not self.use_bwrap:
             work, template = str(self.job_dir), str(self.template)
             runner = [str(RUNNER), commands_fd, events_fd, work, template, settings]
@@ -219,15 +238,29 @@ class Sandbox:
             cmd += ["--ro-bind", path, path]
         for path in _hidden_paths(mounted):
             cmd += ["--tmpfs", path, "--remount-ro", path]
+        if pycache is not None:
+            cmd += ["--ro-bind", str(pycache), str(pycache)]
+            grader_dir = Path(__file__).resolve().parent
+            compiled = pycache / grader_dir.relative_to(grader_dir.anchor)
+            if compiled.is_dir():  # bytecode of the grader itself: never in the sandbox
+                cmd += ["--tmpfs", str(compiled), "--remount-ro", str(compiled)]
         cmd += ["--ro-bind", str(self.template), "/template"]
-        cmd += ["--ro-bind", str(RUNNER), "/runner/runner.py"]
-        cmd += ["--ro-bind", str(GUARD), "/runner/runner_guard.py"]
+        for path in RUNNER_FILES:
+            cmd += ["--ro-bind", str(path), f"/runner/{path.name}"]
         cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         cmd += ["--clearenv", "--chdir", "/tmp"]
-        for key, value in _environment("/tmp").items():
+        for key, value in self._env("/tmp").items():
             cmd += ["--setenv", key, value]
         runner = ["/runner/runner.py", commands_fd, events_fd, "/tmp/work", "/template", settings]
         return [*cmd, sys.executable, *(runner if python_args is None else python_args)]
+
+    @staticmethod
+    def _env(home: str) -> dict[str, str]:
+        env = _environment(home)
+        pycache = ready_pycache()
+        if pycache is not None:  # compiled outside, read-only here (grader/caches.py)
+            env["PYTHONPYCACHEPREFIX"] = str(pycache)
+        return env
 
     # --- life cycle ----------------------------------------------------------------------
     def __enter__(self) -> Sandbox:
@@ -235,7 +268,7 @@ class Sandbox:
         # user already runs plus the submission's budget; the watchdog counts exactly.
         mine = sum(1 for p in psutil.process_iter(["uids"]) if _same_user(p))
         self._nproc = mine + 4 * self.limits.processes
-        env = _environment(str(self.job_dir))
+        env = self._env(str(self.job_dir))
         if not self.use_bwrap:
             env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")  # Windows needs it
         commands_r, commands_w = os.pipe()

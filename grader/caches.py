@@ -1,0 +1,122 @@
+"""What grading prepares once per library version, outside any sandbox: the prepared database
+every notebook copies, and the bytecode of what the sandboxed runner imports.
+
+Both live in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, then
+``agent-harness-workshop/``), are written only by the grader's own process, and are mounted
+read-only in the sandbox. The bytecode matters because the sandbox cannot write
+``__pycache__`` (its view of the environment is read-only), and an environment installed
+without compiled bytecode (uv's default) or used with ``PYTHONDONTWRITEBYTECODE`` would
+otherwise compile pandas, matplotlib, IPython and the rest from source in every sandbox: about
+2 of its 4 seconds of start-up. Python checks each cached file against its source's time and
+size, so a stale one is never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = [
+    "cache_root",
+    "library_digest",
+    "shared_template",
+    "prepare_bytecode",
+    "pycache_dir",
+    "ready_pycache",
+]
+
+#: The bytecode folder once :func:`prepare_bytecode` made it, for this process's sandboxes.
+_READY: dict[str, Path] = {}
+
+
+def cache_root() -> Path:
+    """``$XDG_CACHE_HOME/agent-harness-workshop`` (default ``~/.cache/...``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / (
+        "agent-harness-workshop"
+    )
+
+
+def library_digest() -> str:
+    """A digest of the agent_harness package's files (its code, SQL, data and skills)."""
+    import agent_harness
+
+    digest = hashlib.sha256()
+    root = Path(agent_harness.__file__).parent
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def shared_template() -> Path:
+    """The prepared embedded database, built once per library version."""
+    from grader.execute import prepare_template
+
+    folder = cache_root() / f"template-{library_digest()}"
+    if (folder / "harness.db").exists():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix="building-", dir=folder.parent))
+    try:
+        prepare_template(building / "db")
+        os.replace(building / "db", folder)
+    except OSError:  # another grader built it meanwhile
+        if not (folder / "harness.db").exists():
+            raise
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return folder
+
+
+def pycache_dir() -> Path:
+    """Where the runner's bytecode is kept (``PYTHONPYCACHEPREFIX`` in the sandbox)."""
+    return cache_root() / "pycache"
+
+
+def _bytecode_key(package_root: str) -> str:
+    site = [p for p in sys.path if p.endswith("site-packages")]
+    stamp = [f"{p}:{os.stat(p).st_mtime_ns}" for p in site if os.path.isdir(p)]
+    key = "\n".join([sys.version, package_root, library_digest(), *stamp])
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def prepare_bytecode() -> Path | None:
+    """Compile what the runner imports into :func:`pycache_dir` (once per environment and
+    library version: a run of the runner's warm-up, outside the sandbox); None if it failed
+    (the sandbox then compiles from source, as before)."""
+    from grader.sandbox import RUNNER, _environment, _package_root
+
+    folder = pycache_dir()
+    marker = folder / f".ready-{_bytecode_key(_package_root())}"
+    if marker.exists():
+        _READY["folder"] = folder
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    env = _environment(str(Path(tempfile.gettempdir())))
+    env["PYTHONPYCACHEPREFIX"] = str(folder)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    try:
+        done = subprocess.run(
+            [sys.executable, str(RUNNER), "--warm-up-only"],
+            env=env,
+            capture_output=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    marker.touch()
+    _READY["folder"] = folder
+    return folder
+
+
+def ready_pycache() -> Path | None:
+    """The bytecode folder the sandboxes of this process use (None until prepared)."""
+    return _READY.get("folder")
