@@ -98,20 +98,31 @@ def _read(submission) -> list[dict]:
 
 
 class _Matcher:
-    """Finds the released cell a submitted cell is (by id, then by text), each at most once."""
+    """Finds the released cell a submitted cell is, each at most once: by cell id first
+    (claimed for the whole notebook before any text is compared, so a copy of a cell placed
+    above the original does not take its place), then by text among the unclaimed cells."""
 
-    def __init__(self, source: Source):
+    def __init__(self, source: Source, cells: list[dict]):
         self.cells = source.released.cells
         self.used: set[int] = set()
-        self.by_id = {c.get("id"): i for i, c in enumerate(self.cells) if c.get("id")}
+        by_id = {c.get("id"): i for i, c in enumerate(self.cells) if c.get("id")}
+        self.claims: dict[int, int] = {}  # id(submitted cell) -> released index
+        claimed: set[int] = set()
+        for cell in cells:
+            index = by_id.get(cell.get("id"))
+            if index is not None and index not in claimed:
+                if self.cells[index].cell_type == cell.get("cell_type"):
+                    self.claims[id(cell)] = index
+                    claimed.add(index)
+        self.claimed = claimed
 
     def find(self, cell: dict, text: str) -> int | None:
-        index = self.by_id.get(cell.get("id"))
-        if index is not None and index not in self.used:
-            if self.cells[index].cell_type == cell.get("cell_type"):
-                return index
+        if id(cell) in self.claims:
+            return self.claims[id(cell)]
         for index, released in enumerate(self.cells):
-            if index in self.used or released.cell_type != cell.get("cell_type"):
+            if index in self.used or index in self.claimed:
+                continue
+            if released.cell_type != cell.get("cell_type"):
                 continue
             if released.source.strip() == text.strip():
                 return index
@@ -134,7 +145,7 @@ def read_answers(submission: Path | dict | None, source: Source | None = None) -
                 answers.cells.setdefault(info["grade_id"], text)
         return answers
     released = source.released.cells
-    matcher = _Matcher(source)
+    matcher = _Matcher(source, cells)
     edited: list[str] = []
     seen_checks: set[str] = set()
     anchor, code_number = -1, 0

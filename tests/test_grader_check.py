@@ -323,3 +323,44 @@ def test_plain_csv_export_has_a_status_column(batch, tmp_path):
     assert rows["alice"]["total"] == "1" and rows["alice"]["status"] == "ok"
     assert rows["ivy_exits"]["status"] == "00_setup: crashed"
     assert rows["hal_loops"]["status"] == "00_setup: timeout"
+
+
+# --- how a submission's cells are read (no run) ---------------------------------------------------
+def _read(nb):
+    from grader.answers import read_answers
+    from grader.grade import load_sources
+
+    (source,) = [s for s in load_sources() if s.name == "00_setup"]
+    return read_answers(nb, source), source
+
+
+def test_cells_are_matched_by_id_before_text():
+    """A copy of a pre-built cell placed above the original is the attendee's own cell (it
+    runs there); the original, found by its id, stays the instructor's."""
+    nb = _notebook(CORRECT, [])
+    prebuilt = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+    copy = nbformat.v4.new_code_cell(nb.cells[prebuilt].source)
+    nb.cells.insert(0, copy)
+    answers, _ = _read(nb)
+    assert [a.source for a in answers.added] == [copy.source]
+    assert answers.added[0].after == -1 and answers.notes == []
+
+
+def test_a_todo_cell_whose_metadata_was_lost_is_still_the_answer():
+    nb = _notebook(CORRECT, [])
+    todo = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    todo.metadata = {}
+    answers, _ = _read(nb)
+    assert answers.cells == {"top_carriers_by_teu": CORRECT} and answers.added == []
+
+
+def test_a_copied_todo_cell_runs_as_an_added_cell():
+    """nbgrader keeps the first of duplicated ids (DeduplicateIds); the copy still runs."""
+    nb = _notebook(CORRECT, [])
+    at = next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("solution"))
+    copy = nbformat.v4.new_code_cell(WRONG, metadata=dict(nb.cells[at].metadata))
+    nb.cells.insert(at + 1, copy)
+    answers, source = _read(nb)
+    assert answers.cells == {"top_carriers_by_teu": CORRECT}
+    assert [a.source for a in answers.added] == [WRONG]
+    assert source.released.cells[answers.added[0].after].metadata["nbgrader"]["solution"]
