@@ -1,5 +1,6 @@
 """What grading prepares once per library version, outside any sandbox: the prepared database
-every notebook copies, and the bytecode of what the sandboxed runner imports.
+every notebook copies, the bytecode of what the sandboxed runner imports, and the released
+version of each instructor notebook (nbgrader's preprocessors, whose import costs seconds).
 
 Both live in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, then
 ``agent-harness-workshop/``), are written only by the grader's own process, and are mounted
@@ -14,6 +15,9 @@ size, so a stale one is never used.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -23,6 +27,9 @@ from pathlib import Path
 
 __all__ = [
     "cache_root",
+    "harness_dir",
+    "hidden_markers",
+    "released_notebook",
     "library_digest",
     "shared_template",
     "prepare_bytecode",
@@ -41,12 +48,18 @@ def cache_root() -> Path:
     )
 
 
+def harness_dir() -> Path:
+    """The ``agent_harness`` package's folder, found as an import would, without importing it."""
+    spec = importlib.util.find_spec("agent_harness")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("agent_harness is not installed: run setup/bootstrap.py")
+    return Path(spec.origin).resolve().parent
+
+
 def library_digest() -> str:
     """A digest of the agent_harness package's files (its code, SQL, data and skills)."""
-    import agent_harness
-
     digest = hashlib.sha256()
-    root = Path(agent_harness.__file__).parent
+    root = harness_dir()
     for path in sorted(root.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
             digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
@@ -120,3 +133,55 @@ def prepare_bytecode() -> Path | None:
 def ready_pycache() -> Path | None:
     """The bytecode folder the sandboxes of this process use (None until prepared)."""
     return _READY.get("folder")
+
+
+def _nbgrader_key(*parts: bytes) -> str:
+    digest = hashlib.sha256(importlib.metadata.version("nbgrader").encode())
+    digest.update(Path(__file__).with_name("release.py").read_bytes())
+    for part in parts:
+        digest.update(part)
+    return digest.hexdigest()[:16]
+
+
+def hidden_markers() -> tuple[str, str]:
+    """nbgrader's hidden-test delimiters (ClearHiddenTests settings), kept per nbgrader version."""
+    path = cache_root() / f"hidden-markers-{_nbgrader_key()}.json"
+    try:
+        begin, end = json.loads(path.read_text(encoding="utf-8"))
+        return begin, end
+    except (OSError, ValueError):
+        pass
+    from nbgrader.preprocessors import ClearHiddenTests
+
+    settings = ClearHiddenTests()
+    markers = (settings.begin_test_delimeter, settings.end_test_delimeter)
+    _write_atomic(path, json.dumps(markers))
+    return markers
+
+
+def released_notebook(source_path: Path):
+    """The released version of an instructor notebook (:func:`grader.release.release_notebook`),
+    kept per notebook content, nbgrader version and release code."""
+    import nbformat
+
+    data = Path(source_path).read_bytes()
+    path = cache_root() / "released" / f"{_nbgrader_key(data)}.ipynb"
+    try:
+        return nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    except (OSError, ValueError):
+        pass
+    from grader.release import release_notebook
+
+    released = release_notebook(nbformat.reads(data.decode("utf-8"), as_version=4))
+    _write_atomic(path, nbformat.writes(released))
+    return released
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache: computed again next time

@@ -36,19 +36,18 @@ from pathlib import Path
 import nbformat
 
 from grader.answers import Answers, read_answers
-from grader.caches import prepare_bytecode, shared_template
+from grader.caches import harness_dir, prepare_bytecode, shared_template
 from grader.collect import Submission, collect
 from grader.execute import NotebookRun, prepare_template, run_notebooks, run_submission
 from grader.results import GradeRow, Status
 from grader.sandbox import Limits
 from grader.scoring import score_notebook, undone_notes
-from grader.sources import HIDDEN, GradingError, Source, cut_after, load_sources, meta
+from grader.sources import GradingError, Source, cut_after, load_sources, meta
 
 __all__ = [
     "STEPS",
     "Batch",
     "GradingError",
-    "HIDDEN",
     "NotebookRun",
     "Source",
     "cut_after",
@@ -68,9 +67,7 @@ def _digest(sources: list[Source]) -> str:
     for source in sources:
         digest.update(nbformat.writes(source.notebook).encode())
         digest.update(repr(source.probes).encode())
-    import agent_harness
-
-    for path in sorted(Path(agent_harness.__file__).parent.rglob("*.py")):
+    for path in sorted(harness_dir().rglob("*.py")):
         digest.update(path.read_bytes())  # the library the reference ran against
     return digest.hexdigest()[:16]
 

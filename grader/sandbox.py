@@ -37,7 +37,7 @@ from pathlib import Path
 
 import psutil
 
-from grader.caches import ready_pycache
+from grader.caches import harness_dir, ready_pycache
 
 __all__ = [
     "Limits",
@@ -115,15 +115,13 @@ def isolation() -> str:
 
 def _python_paths() -> list[str]:
     """Folders the runner's Python needs: installation, environment, agent_harness."""
-    import agent_harness
-
     paths = {
         sys.prefix,
         sys.base_prefix,
         os.path.dirname(os.path.realpath(sys.executable)),
         sysconfig.get_paths()["purelib"],
         sysconfig.get_paths()["platlib"],
-        str(Path(agent_harness.__file__).resolve().parent),
+        str(harness_dir()),
     }
     return sorted(p for p in paths if p and os.path.exists(p))
 
@@ -146,9 +144,7 @@ def _package_root() -> str:
     It goes on the runner's ``PYTHONPATH``, so the sandbox imports that same package: an
     editable install's import hook points at the checkout it was installed from, which is
     not the one graded from a git worktree (and is not mounted in the sandbox)."""
-    import agent_harness
-
-    return str(Path(agent_harness.__file__).resolve().parent.parent)
+    return str(harness_dir().parent)
 
 
 def _environment(home: str) -> dict[str, str]:

@@ -9,20 +9,22 @@ write.
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import nbformat
 
+from grader.caches import hidden_markers, released_notebook
 from grader.probes import Probe, ProbeModuleError, probes_for
-from grader.release import ROOT, release_notebook
+from grader.release import ROOT
 
 __all__ = [
-    "HIDDEN",
     "GradingError",
     "Source",
     "cut_after",
+    "hidden_pattern",
     "load_source",
     "load_sources",
     "meta",
@@ -30,15 +32,10 @@ __all__ = [
 ]
 
 
-def _hidden_markers():
-    """The hidden-test delimiters, from nbgrader's ClearHiddenTests settings (one source)."""
-    from nbgrader.preprocessors import ClearHiddenTests
-
-    settings = ClearHiddenTests()
-    return settings.begin_test_delimeter, settings.end_test_delimeter
-
-
-HIDDEN = re.compile("{}(.*?){}".format(*map(re.escape, _hidden_markers())), re.S)
+@functools.lru_cache(maxsize=1)
+def hidden_pattern() -> re.Pattern:
+    """The hidden-test regions, from nbgrader's ClearHiddenTests delimiters (one source)."""
+    return re.compile("{}(.*?){}".format(*map(re.escape, hidden_markers())), re.S)
 
 
 class GradingError(RuntimeError):
@@ -87,7 +84,7 @@ def _hidden_lines(nb) -> set[str]:
     return {
         line.strip()
         for c in nb.cells
-        for region in HIDDEN.findall(c.source)
+        for region in hidden_pattern().findall(c.source)
         for line in region.splitlines()
         if len(line.strip()) > 3
     }
@@ -119,13 +116,14 @@ def load_source(path: Path) -> Source:
     """One instructor notebook, its released version and its probes (checked)."""
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
+    released = released_notebook(path)
     grade_cells = _grade_cells(nb)
     try:
         probes = probes_for(path.stem)
     except ProbeModuleError as e:
         raise GradingError(f"nothing was graded: {e}") from e
     _check_probes(path.stem, grade_cells, probes)
-    return Source(path.stem, nb, release_notebook(nb), grade_cells, probes, _hidden_lines(nb))
+    return Source(path.stem, nb, released, grade_cells, probes, _hidden_lines(nb))
 
 
 def load_sources(folder: Path | None = None) -> list[Source]:

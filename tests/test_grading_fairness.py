@@ -14,7 +14,6 @@ import nbformat
 import pytest
 
 from grader.grade import (
-    HIDDEN,
     NotebookRun,
     Source,
     load_sources,
@@ -25,6 +24,7 @@ from grader.grade import (
 from grader.probes import Probe
 from grader.release import release_notebook
 from grader.results import GradeRow, Status
+from grader.sources import hidden_pattern
 
 SOURCES = {source.name: source for source in load_sources()}
 
@@ -141,7 +141,7 @@ def test_hidden_markers_come_from_nbgrader_settings():
 
     settings = ClearHiddenTests()
     text = f"a\n{settings.begin_test_delimeter}\nsecret\n{settings.end_test_delimeter}\n"
-    assert HIDDEN.findall(text) == ["\nsecret\n"]
+    assert hidden_pattern().findall(text) == ["\nsecret\n"]
 
 
 def _submission(tmp_path, edit):
