@@ -25,7 +25,7 @@ __all__ = ["grade", "check", "export", "COMMANDS"]
     "--workers",
     type=click.IntRange(1, 64),
     default=None,
-    help="Parallel sandboxes (default: CPUs).",
+    help="Parallel sandboxes (default: CPUs + 1).",
 )
 @click.option(
     "--timeout-cell",

@@ -197,7 +197,9 @@ def reference_values(batch: Batch) -> None:
     They are computed in the first of the batch's parallel sandboxes while the others already
     run submissions; a submission is scored once they are known.
     """
-    workers = max(1, batch.workers or os.cpu_count() or 1)
+    # One more sandbox than CPUs: notebooks also wait (tool time-outs, the offline model's
+    # socket), and a third sandbox on two cores fills those gaps.
+    workers = max(1, batch.workers or (os.cpu_count() or 1) + 1)
     batch.pool = ThreadPoolExecutor(max_workers=workers)
     batch.reference_future = batch.pool.submit(_reference, batch)
 
