@@ -173,7 +173,7 @@ def canvas_csv(
         if roster.canvas:
             identity = [member.identity.get(h, "") for h in CANVAS_IDENTITY]
         else:
-            login = member.ids[0] if member.ids else ""
+            login = member.raw_id
             section = next((v for k, v in member.identity.items() if k.lower() == "section"), "")
             identity = [member.name, "", "", login, section]
         writer.writerow([*map(_safe, identity), *scores(grades.get(student))])
@@ -267,7 +267,7 @@ def plain_csv(grades: dict[str, StudentGrade], matched: RosterMatch | None = Non
         row = [student, names.get(student, ""), *points, total, _number(grade.max_total)]
         writer.writerow([*map(_safe, row), grade.status()])
     for member in matched.not_graded if matched else []:
-        ident = member.ids[0] if member.ids else ""
+        ident = member.raw_id
         writer.writerow(
             [_safe(ident), _safe(member.name), *[""] * (len(notebooks) + 1), "", "no submission"]
         )

@@ -47,12 +47,14 @@ class Member:
         identity: The roster's identity columns, verbatim (a Canvas export's Student, ID, SIS
             User ID, SIS Login ID, Section).
         line: Its line number in the roster file (for messages).
+        raw_id: Its first id as the roster writes it.
     """
 
     ids: tuple[str, ...]
     name: str
     identity: dict
     line: int
+    raw_id: str = ""
 
 
 @dataclass
@@ -86,7 +88,7 @@ class RosterMatch:
         lines = [f"roster: {len(self.matched)} of {total} graded students matched"]
         if self.not_in_roster:
             lines.append(
-                "graded but not in the roster (not exported; their id is the submission's "
+                "graded but not in the roster (left out of a Canvas file; their id is the submission's "
                 "folder or zip name, which must equal the roster's SIS Login ID, SIS User ID, "
                 "ID or id column): " + ", ".join(self.not_in_roster)
             )
@@ -95,7 +97,7 @@ class RosterMatch:
                 "matching several roster rows (not exported): " + ", ".join(self.ambiguous)
             )
         if self.not_graded:
-            names = [m.name or (m.ids[0] if m.ids else f"line {m.line}") for m in self.not_graded]
+            names = [m.name or m.raw_id or f"line {m.line}" for m in self.not_graded]
             lines.append(
                 "in the roster without a graded submission (exported blank): " + ", ".join(names)
             )
@@ -139,9 +141,10 @@ def read_roster(path: Path) -> Roster:
         if canvas and first in ("Muted", "") and not any(cells[i].strip() for i in id_columns):
             continue
         ids = tuple(dict.fromkeys(k for k in (_key(cells[i]) for i in id_columns) if k))
+        raw_id = next((cells[i].strip() for i in id_columns if cells[i].strip()), "")
         name = cells[name_column].strip() if name_column is not None else ""
         identity = {h: cells[i] for i, h in enumerate(header) if not canvas or h in CANVAS_IDENTITY}
-        members.append(Member(ids, name, identity, number))
+        members.append(Member(ids, name, identity, number, raw_id))
     return Roster(members, canvas, header, path)
 
 
