@@ -88,9 +88,9 @@ class RosterMatch:
         lines = [f"roster: {len(self.matched)} of {total} graded students matched"]
         if self.not_in_roster:
             lines.append(
-                "graded but not in the roster (left out of a Canvas file; their id is the submission's "
-                "folder or zip name, which must equal the roster's SIS Login ID, SIS User ID, "
-                "ID or id column): " + ", ".join(self.not_in_roster)
+                "graded but not in the roster (left out of a Canvas file; their id is the "
+                "submission's folder or zip name, which must equal the roster's SIS Login ID, "
+                "SIS User ID, ID or id column): " + ", ".join(self.not_in_roster)
             )
         if self.ambiguous:
             lines.append(
