@@ -39,6 +39,7 @@ class CheckReport:
         hidden_checks: How many value checks grading adds.
         notes: How the notebook was read (added cells, edited cells), one sentence each.
         run_status: How the run ended (ok, timeout, crashed) and why.
+        hidden_lines: Lines of the hidden tests, redacted from messages as the feedback does.
     """
 
     notebook: str
@@ -115,7 +116,7 @@ def format_report(report: CheckReport) -> str:
     for result in report.results:
         mark = "ok" if result.visible == Status.OK else str(result.visible).upper()
         points = f"{format_points(result.max_points)} pt"
-        lines.append(f"  {mark:<8} {points:>7}  {result.grade_id:<{width}}")
+        lines.append(f"  {mark:<8} {points:>7}  {result.grade_id:<{width}}".rstrip())
         if result.visible_message:
             message = plain_text(redact(result.visible_message, report.hidden_lines))
             lines += [f"           {line}" for line in message.splitlines()]
