@@ -1,6 +1,15 @@
 """What grading prepares once per library version, outside any sandbox: the prepared database
-every notebook copies, the bytecode of what the sandboxed runner imports, and the released
-version of each instructor notebook (nbgrader's preprocessors, whose import costs seconds).
+every notebook copies, the bytecode of what the sandboxed runner imports, the released
+version of each instructor notebook (nbgrader's preprocessors, whose import costs seconds),
+and the embeddings of the texts the untouched released notebooks embed.
+
+The embeddings: a run of every released notebook with no answer in it (instructor code on
+the demo data, the same for every student; no solution, no value check, nothing hidden)
+records each text it embedded; every sandbox's runner puts those vectors into its embedding
+model's cache before it forks the notebooks, which then skip the model for them (about half of
+a correct submission's embedding time). The model is deterministic, so a cached vector is the
+one the notebook would compute; texts a submission's own answers or the value checks embed
+are never shared.
 
 Both live in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, then
 ``agent-harness-workshop/``), are written only by the grader's own process, and are mounted
@@ -35,6 +44,9 @@ __all__ = [
     "prepare_bytecode",
     "pycache_dir",
     "ready_pycache",
+    "prepare_embeddings",
+    "find_embeddings",
+    "ready_embeddings",
 ]
 
 #: The bytecode folder once :func:`prepare_bytecode` made it, for this process's sandboxes.
@@ -185,3 +197,71 @@ def _write_atomic(path: Path, text: str) -> None:
         os.replace(tmp, path)
     except OSError:
         pass  # a read-only cache: computed again next time
+
+
+def _embeddings_path(sources) -> Path:
+    digest = hashlib.sha256(library_digest().encode())
+    for source in sources:
+        digest.update(source.name.encode())
+        digest.update(json.dumps(source.released, sort_keys=True).encode())
+    return cache_root() / f"embeddings-{digest.hexdigest()[:16]}.json"
+
+
+def prepare_embeddings(sources, template: Path) -> Path | None:
+    """Embed what the untouched released notebooks embed, once per library version and
+    notebooks (one sandboxed run of each, no answers, no value checks); None if it failed."""
+    from grader.execute import run_notebooks
+    from grader.sandbox import Limits
+
+    path = _embeddings_path(sources)
+    if path.exists():
+        _READY["embeddings"] = path
+        return path
+    with tempfile.TemporaryDirectory(prefix="embeddings-") as job:
+        jobs = [(source, {}) for source in sources]
+        runs = run_notebooks(
+            jobs, Path(job), template, Limits.for_grading(), 60, 300, collect_embeddings=True
+        )
+    texts, vectors = [], []
+    for run in runs:
+        found = run.embeddings or {}
+        if isinstance(found.get("texts"), list) and isinstance(found.get("vectors"), str):
+            texts.append(found["texts"])
+            vectors.append(found["vectors"])
+    if not texts:
+        return None
+    merged = _merge(texts, vectors)
+    _write_atomic(path, json.dumps(merged))
+    _READY["embeddings"] = path
+    return path
+
+
+def _merge(texts: list[list[str]], vectors: list[str]) -> dict:
+    import base64
+
+    import numpy
+
+    kept: dict[str, bytes] = {}
+    for names, encoded in zip(texts, vectors):
+        rows = numpy.frombuffer(base64.b64decode(encoded), dtype=numpy.float32)
+        rows = rows.reshape(len(names), -1) if names else rows
+        for name, row in zip(names, rows):
+            kept.setdefault(name, row.tobytes())
+    return {
+        "texts": list(kept),
+        "vectors": base64.b64encode(b"".join(kept.values())).decode("ascii"),
+    }
+
+
+def find_embeddings(sources) -> Path | None:
+    """Use the embeddings file of these notebooks if grading prepared it (never builds it)."""
+    path = _embeddings_path(sources)
+    if path.exists():
+        _READY["embeddings"] = path
+        return path
+    return None
+
+
+def ready_embeddings() -> Path | None:
+    """The embeddings file the sandboxes of this process preload (None until prepared or found)."""
+    return _READY.get("embeddings")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.answers import read_answers
-from grader.caches import prepare_bytecode, shared_template
+from grader.caches import find_embeddings, prepare_bytecode, shared_template
 from grader.collect import match_notebook
 from grader.execute import run_submission
 from grader.feedback import format_points, plain_text, redact
@@ -88,6 +88,7 @@ def check_notebook(
     answers = read_answers(path, source)
     template = Path(template) if template else shared_template()
     prepare_bytecode()
+    find_embeddings(list(sources.values()))
     with tempfile.TemporaryDirectory(prefix="workshop-check-") as job:
         run = run_submission(
             [source],

@@ -43,6 +43,8 @@ class NotebookRun:
             the sandbox's CPU.
         ignored_lines: Lines the notebook wrote into the runner's answer pipe without the
             step's nonce (forged or garbage), all ignored.
+        embeddings: The texts the run embedded and their vectors, when asked for
+            (``collect_embeddings``: only for runs of untouched released notebooks).
     """
 
     status: Status = Status.CRASHED
@@ -55,6 +57,7 @@ class NotebookRun:
     probe_values: list = field(default_factory=list)
     cpu_s: float = 0.0
     ignored_lines: int = 0
+    embeddings: dict | None = None
 
 
 class _Runner:
@@ -133,6 +136,8 @@ def _run_one(runner: _Runner, source: Source, cells: list[dict], limits: dict) -
         elif kind == "probe_end" and probes_sent and isinstance(index, int):
             if 0 <= index < len(probes) and index not in dict(run.probe_values):
                 run.probe_values.append((index, event.get("value")))
+        elif kind == "embeddings" and limits.get("collect_embeddings"):
+            run.embeddings = {"texts": event.get("texts"), "vectors": event.get("vectors")}
         elif kind == "notebook_done":
             reported = event.get("status")
             run.status = Status(reported) if reported in ("ok", "timeout") else Status.CRASHED
@@ -153,6 +158,7 @@ def run_notebooks(
     timeout_notebook: float,
     use_bwrap: bool | None = None,
     hidden_tests: bool = False,
+    collect_embeddings: bool = False,
 ) -> list[NotebookRun]:
     """Run notebooks one after the other in ONE sandbox (a notebook may come several times,
     with different answers), each in a fresh process with a fresh copy of the database. A
@@ -164,12 +170,15 @@ def run_notebooks(
             included) or solution cells by grade_id; None = the reference.
         hidden_tests: Keep the hidden tests in the grade cells (how stock nbgrader scores);
             ``workshop grade`` never does: its hidden checks are the value probes.
+        collect_embeddings: Return what each run embedded (:mod:`grader.caches`).
 
     Returns:
         One :class:`NotebookRun` per job, in order.
     """
     runs: list[NotebookRun] = []
     per_notebook = {"timeout_cell": timeout_cell, "timeout_notebook": timeout_notebook}
+    if collect_embeddings:
+        per_notebook["collect_embeddings"] = True
     todo = list(jobs)
     while todo:
         with Sandbox(job_dir, template, limits, use_bwrap) as sandbox:

@@ -36,7 +36,7 @@ from pathlib import Path
 import nbformat
 
 from grader.answers import Answers, read_answers
-from grader.caches import harness_dir, prepare_bytecode, shared_template
+from grader.caches import harness_dir, prepare_bytecode, prepare_embeddings, shared_template
 from grader.collect import Submission, collect
 from grader.execute import NotebookRun, prepare_template, run_notebooks, run_submission
 from grader.results import GradeRow, Status
@@ -182,10 +182,12 @@ def skip_graded(batch: Batch) -> None:
 
 
 def prepare_caches(batch: Batch) -> None:
-    """4. The prepared embedded database every run copies and the bytecode of what the
-    sandboxed runner imports (built once per library version, see :mod:`grader.caches`)."""
+    """4. The prepared embedded database every run copies, the bytecode of what the sandboxed
+    runner imports and the untouched notebooks' embeddings (built once per library version,
+    see :mod:`grader.caches`)."""
     batch.template = shared_template()
     prepare_bytecode()
+    prepare_embeddings(batch.sources, batch.template)
     batch.limits = batch.limits or Limits.for_grading(
         timeout_notebook=batch.settings["timeout_notebook"]
     )

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import psutil
 
-from grader.caches import harness_dir, ready_pycache
+from grader.caches import harness_dir, ready_embeddings, ready_pycache
 
 __all__ = [
     "Limits",
@@ -208,12 +208,15 @@ class Sandbox:
         """The command line that starts the runner (or, with ``python_args``, runs Python with
         those arguments in the same sandbox: the tests look around in it)."""
         commands_fd, events_fd = (str(fd) for fd in self._fds)
+        embeddings = ready_embeddings()
+        inside = "/embeddings.json" if self.use_bwrap else str(embeddings)
         settings = json.dumps(
             {
                 "memory_mb": self.limits.memory_mb,
                 "file_size_mb": self.limits.file_size_mb,
                 "cpu_seconds": self.limits.cpu_seconds,
                 "nproc": self._nproc or None,
+                "embeddings": inside if embeddings else None,
             }
         )
         pycache = ready_pycache()
@@ -240,6 +243,8 @@ class Sandbox:
             compiled = pycache / grader_dir.relative_to(grader_dir.anchor)
             if compiled.is_dir():  # bytecode of the grader itself: never in the sandbox
                 cmd += ["--tmpfs", str(compiled), "--remount-ro", str(compiled)]
+        if embeddings is not None:
+            cmd += ["--ro-bind", str(embeddings), "/embeddings.json"]
         cmd += ["--ro-bind", str(self.template), "/template"]
         for path in RUNNER_FILES:
             cmd += ["--ro-bind", str(path), f"/runner/{path.name}"]
