@@ -111,6 +111,8 @@ def _run_one(runner: _Runner, source: Source, cells: list[dict], limits: dict) -
         run.reason = runner.sandbox.killed_because or "the sandbox stopped"
         return run
     probes = [p for grade_id, _ in source.grade_cells for p in source.probes.get(grade_id, [])]
+    if limits.get("collect_embeddings"):
+        probes = []  # a run whose embeddings are shared runs no value check: nothing hidden
     wait, probes_sent = limits["timeout_notebook"] + 30, False
     while True:
         event = runner.next(wait)

@@ -82,3 +82,50 @@ def _tiny_check(tmp_path, check: str):
     answers = Answers(added=[AddedCell(1, check, 3)])
     (run,) = run_notebooks([(source, answers)], tmp_path, template, Limits(), 30, 120)
     return run
+
+
+def _constants(code: str) -> set[str]:
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    return {
+        node.value.strip()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and len(node.value.strip()) >= 12
+    }
+
+
+def test_shared_embeddings_hold_nothing_hidden_or_from_a_solution():
+    """The texts every sandbox gets embedded in advance come from the untouched released
+    notebooks: none is an input of a value check or a string of a solution that the released
+    notebooks do not show (a run that collects embeddings runs no value check: when it did,
+    the skills a probe of 07 ingests ended up in the file)."""
+    import json
+
+    from grader.caches import prepare_embeddings, shared_template
+    from grader.sources import load_sources, meta
+
+    sources = load_sources()
+    path = prepare_embeddings(sources, shared_template())
+    assert path is not None
+    texts = set(json.loads(path.read_text(encoding="utf-8"))["texts"])
+    assert len(texts) > 50
+    hidden = set()
+    for source in sources:
+        for probes in source.probes.values():
+            for probe in probes:
+                hidden |= _constants(probe.code)
+        for cell in source.notebook.cells:
+            if meta(cell).get("solution") and "### BEGIN SOLUTION" in cell.source:
+                region = cell.source.split("### BEGIN SOLUTION", 1)[1]
+                hidden |= _constants(region.split("### END SOLUTION", 1)[0])
+    public = "\n".join(c.source for source in sources for c in source.released.cells)
+    hidden = {h for h in hidden if h not in public}  # demo questions a probe reuses are public
+    assert hidden
+    leaked = {t for t in texts for h in hidden if h in t}
+    assert not leaked, sorted(leaked)[:5]
