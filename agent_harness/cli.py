@@ -1,4 +1,5 @@
-"""The ``workshop`` command: setup, lab, doctor, call, search, ooda, mcp, release, grade, skills."""
+"""The ``workshop`` command: setup, lab, doctor, call, search, ooda, mcp, release, grade, check,
+export, skills."""
 
 from __future__ import annotations
 
@@ -300,14 +301,15 @@ def release(check: bool) -> None:
         click.echo(f"wrote {path.relative_to(ROOT)}")
 
 
-def _register_grade() -> None:
-    """``workshop grade`` lives with the grader (grader/commands.py)."""
-    from grader.commands import grade
+def _register_grader() -> None:
+    """``workshop grade``, ``check`` and ``export`` live with the grader (grader/commands.py)."""
+    from grader.commands import COMMANDS
 
-    cli.add_command(grade)
+    for command in COMMANDS:
+        cli.add_command(command)
 
 
-_register_grade()
+_register_grader()
 
 
 @cli.group()

@@ -19,8 +19,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.autograde import assemble, execute, score
 from grader.grade import cut_after, load_sources, run_notebooks, score_notebook
+from grader.jupyter import assemble, execute, score
 from grader.release import ROOT, release_notebook, stale_notebooks
 from grader.sandbox import Limits
 
