@@ -92,20 +92,23 @@ def hits_of(tree: dict) -> list[dict]:
     ]
 
 
-def hit_for_call(hits: list[dict], arguments: str | dict) -> dict | None:
+def hit_for_call(hits: list[dict], arguments: str | dict, question: str = "") -> dict | None:
     """The memory hit that supplied a value of a tool call's arguments: the first hit (episodes
     last) whose content holds one of the argument values (words of 3 characters or more,
-    compared without case), or None. ``arguments`` is the call's JSON text or dict."""
+    compared without case), or None. A value the ``question`` holds came from the user, not
+    from a memory. ``arguments`` is the call's JSON text or dict."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments or "{}")
         except ValueError:
             return None
+    asked = str(question or "").lower()
     values = [
         v.lower()
         for value in (arguments or {}).values()
         if isinstance(value, str)
         for v in _VALUE.findall(value)
+        if v.lower() not in asked
     ]
     # What was said (a note, a correction) before what was answered (an episode repeats it).
     for hit in sorted(hits, key=lambda h: h.get("kind") == "episode"):
