@@ -16,9 +16,37 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["PAGE_SOURCE", "LOOPBACK", "chat_command", "voila_missing", "write_page"]
+__all__ = [
+    "PAGE_SOURCE",
+    "LOOPBACK",
+    "TEMPLATE",
+    "WIDGETS_ONLY",
+    "chat_command",
+    "voila_missing",
+    "write_page",
+]
 
 LOOPBACK = "127.0.0.1"
+#: The page's Voilà template (written next to the page, found through ``JUPYTER_PATH``).
+TEMPLATE = "glass-box"
+#: The only front-end extensions the page loads: the widgets' and Voilà's manager of ipywidgets
+#: 8 widgets (other extensions installed for JupyterLab, such as nbgrader's, fail outside
+#: JupyterLab and fill the browser console with errors).
+WIDGETS_ONLY = ("@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8")
+_CDN_LINKS = tuple(
+    f'<link rel="stylesheet" href="https://cdn.jsdelivr.net/npm/@fortawesome/'
+    f'fontawesome-free@^5/css/{name}" type="text/css" />'
+    for name in ("all.min.css", "v4-shims.min.css")
+)
+# Voilà's lab template links Font Awesome from a CDN, which a machine without internet access
+# cannot load (a console error); Voilà's own bundle carries the same icons: drop the links.
+_INDEX = (
+    "{%- extends 'lab/index.html.j2' -%}\n"
+    "{%- block notebook_css -%}\n"
+    "{{ super()"
+    + "".join(f" | replace('{link}', '')" for link in _CDN_LINKS)
+    + " }}\n{%- endblock notebook_css -%}\n"
+)
 #: The page: connect (preparing the database on first use) and show the panel.
 PAGE_SOURCE = """\
 import os
@@ -43,10 +71,14 @@ def voila_missing() -> str | None:
 
 
 def write_page(folder: Path) -> Path:
-    """Write the page's notebook into ``folder`` (created); returns its path."""
+    """Write the page's notebook into ``folder`` (created), and its Voilà template under
+    ``folder/voila/templates``; returns the notebook's path."""
     import nbformat
 
-    folder.mkdir(parents=True, exist_ok=True)
+    template = folder / "voila" / "templates" / TEMPLATE
+    template.mkdir(parents=True, exist_ok=True)
+    (template / "conf.json").write_text('{"base_template": "lab"}\n', encoding="utf-8")
+    (template / "index.html.j2").write_text(_INDEX, encoding="utf-8")
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(PAGE_SOURCE)]
     notebook.metadata["kernelspec"] = {
@@ -90,6 +122,8 @@ def chat_command(
     else:
         env.pop("WORKSHOP_CHAT_AGENT", None)
     page = write_page(Path(folder))
+    paths = [str(Path(folder)), *filter(None, env.get("JUPYTER_PATH", "").split(os.pathsep))]
+    env["JUPYTER_PATH"] = os.pathsep.join(paths)
     command = [
         sys.executable,
         "-m",
@@ -99,6 +133,8 @@ def chat_command(
         f"--Voila.ip={LOOPBACK}",
         "--Voila.port_retries=0",  # the port asked for, or a clear error
         "--theme=light",
+        f"--template={TEMPLATE}",
+        *(f"--VoilaConfiguration.extension_allowlist={name}" for name in WIDGETS_ONLY),
     ]
     if no_browser:
         command.append("--no-browser")

@@ -44,12 +44,15 @@ def render_meter_html(budget: dict | None, label: str = "next request") -> str:
         return '<div class="gb-meter"><i>context meter: no request yet</i></div>'
     window = max(1, int(budget.get("window") or 1))
     total = int(budget.get("total") or 0)
-    segments = "".join(
-        f'<div class="gb-part gb-part-{p}" title="{p}: {int(budget.get(p) or 0):,} tokens" '
-        f'style="display:inline-block;height:14px;background:{_PART_COLOURS[p]};'
-        f'width:{max(0.0, 100.0 * float(budget.get(p) or 0) / window):.4f}%"></div>'
-        for p in PARTS
-    )
+
+    def bar(scale: int, height: int) -> str:
+        return "".join(
+            f'<div class="gb-part gb-part-{p}" title="{p}: {int(budget.get(p) or 0):,} tokens" '
+            f'style="display:inline-block;height:{height}px;background:{_PART_COLOURS[p]};'
+            f'width:{max(0.0, 100.0 * float(budget.get(p) or 0) / max(1, scale)):.4f}%"></div>'
+            for p in PARTS
+        )
+
     legend = " · ".join(
         f'<span style="color:{_PART_COLOURS[p]}">■</span> {p.replace("_", " ")} '
         f"{int(budget.get(p) or 0):,}"
@@ -59,8 +62,11 @@ def render_meter_html(budget: dict | None, label: str = "next request") -> str:
         '<div class="gb-meter" style="font:12px sans-serif">'
         f"<b>{html.escape(label)}</b>: {total:,} of {window:,} tokens "
         f"({100.0 * total / window:.2f}% of the window, {int(budget.get('free') or 0):,} free)"
-        f'<div style="background:#eceff1;width:100%;height:14px;white-space:nowrap;'
-        f'overflow:hidden">{segments}</div><div>{legend}</div></div>'
+        '<div class="gb-window-bar" title="against the window" style="background:#eceff1;'
+        f'width:100%;height:10px;white-space:nowrap;overflow:hidden">{bar(window, 10)}</div>'
+        '<div class="gb-request-bar" title="the request itself, by part" style="width:100%;'
+        f'height:14px;margin-top:2px;white-space:nowrap;overflow:hidden">{bar(total, 14)}</div>'
+        f"<div>{legend}</div></div>"
     )
 
 
@@ -72,10 +78,12 @@ def render_chat_html(exchanges: list[tuple[str, str | None]]) -> str:
             '<div class="gb-question" style="margin:6px 0;padding:6px;background:#e3f2fd;'
             f'border-radius:6px"><b>you</b>: {html.escape(question)}</div>'
         )
-        shown = "…" if answer is None else answer
+        pending = " gb-pending" if answer is None else ""
+        shown = "working on it…" if answer is None else answer
         parts.append(
-            '<div class="gb-answer" style="margin:6px 0;padding:6px;background:#f5f5f5;'
-            f'border-radius:6px;white-space:pre-wrap"><b>agent</b>: {html.escape(shown)}</div>'
+            f'<div class="gb-answer{pending}" style="margin:6px 0;padding:6px;'
+            'background:#f5f5f5;border-radius:6px;white-space:pre-wrap"><b>agent</b>: '
+            f"{html.escape(shown)}</div>"
         )
     parts.append("</div>")
     return "".join(parts)
@@ -139,7 +147,9 @@ class GlassBox:
         )
         right = w.VBox(
             [self.status, self.meter, self.turns, self.trail],
-            layout=w.Layout(width="58%", padding="4px", border="1px solid #cfd8dc"),
+            layout=w.Layout(
+                width="58%", padding="4px", border="1px solid #cfd8dc", overflow="hidden"
+            ),
         )
         self.widget = w.HBox([left, right], layout=w.Layout(width="100%"))
         self.send.on_click(self._send_clicked)
