@@ -256,7 +256,7 @@ class GlassBox:
     def ask(self, question: str):
         """Run one turn in the current thread, drawing it live; returns the
         :class:`~agent_harness.turns.TurnResult` (None for an empty question or while a turn
-        runs). An error is shown in the panel and raised."""
+        runs). A turn that fails is shown failed; an error the loop raises is raised again."""
         from agent_harness.agent_loop import agent_turn
 
         question = (question or "").strip()
@@ -288,7 +288,9 @@ class GlassBox:
             self._busy = False
             self.send.disabled = False
             self.stream.value = ""
-        self.exchanges[-1] = (question, turn.answer)
+        failed = self.hooks.tree is not None and self.hooks.tree.get("status") == "failed"
+        answer = f"[failed: {self.hooks.tree.get('error')}]" if failed else turn.answer
+        self.exchanges[-1] = (question, answer)
         self.chat.value = render_chat_html(self.exchanges)
         self._redraw_live(self.hooks)
         self._refresh_threads()
