@@ -137,6 +137,11 @@ class PanelHooks(TurnHooks):
 
     def on_tools_offered(self, turn: TurnResult) -> None:
         started = time.perf_counter()
+        # The loop writes the turn's first messages (system prompt, manifest) after
+        # on_turn_start: the manifest's skills are read here, where they are known.
+        for event in self.tree.get("events", []) if self.tree else []:
+            if event["kind"] == "skills" and not event["detail"].get("manifest"):
+                event["detail"]["manifest"] = _manifest_skills(turn.messages)
         tokens = [schema_tokens(s) for s in turn.offered]
         offered = _node(
             "tools_offered",
