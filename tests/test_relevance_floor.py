@@ -113,3 +113,10 @@ def test_the_twelve_demo_tasks_still_succeed(h):
     for run in runs:
         print(f"{'ok ' if run.succeeded else 'BAD'} {run.question}")
     assert len(runs) == 12 and all(r.succeeded for r in runs)
+
+
+def test_asking_for_every_tool_is_not_a_choice(h):
+    """k >= the registry size returns every tool, as retrieve's contract says: no floor."""
+    everything = {s["function"]["name"] for s in h.tools.retrieve(NONSENSE, k=10_000)}
+    assert everything == set(h.tools.names()) - set(h.tools.open_tools())
+    assert _offered(h, NONSENSE, k=5) == list(h.tools.always_on)

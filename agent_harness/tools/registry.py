@@ -329,7 +329,8 @@ class ToolRegistry(ToolsAsData, RegistryWatch, RegistryFollow):
 
         Args:
             query: The user's question (or any text).
-            k: How many tools to pick by rank; k >= the registry size returns every tool.
+            k: How many tools to pick by rank; k >= the registry size returns every tool (asking
+                for all of them is not a choice: the floor does not apply then).
             always_on: Add the always-on tools (without counting them in k).
             categories: Only tools of these categories for the top-k (the always-on set is
                 added whatever its categories).
@@ -341,6 +342,8 @@ class ToolRegistry(ToolsAsData, RegistryWatch, RegistryFollow):
         """
         k = max(0, int(k))
         floor = self.policy().relevance_floor if floor is None else float(floor)
+        if k >= len(self._tools):
+            floor = -1.0
         skip = set(self.always_on) if always_on else set()
         ranked = self.rank(query, k=None, categories=categories, include_open=True, mode=mode)
         offerable = [
