@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -144,8 +145,17 @@ def configure_from_env() -> str:
     with _setup_lock:
         if _exporting:
             return "OTLP export already configured"
+        try:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        except ImportError:  # installed without the extra: say how, do not stop the harness
+            message = (
+                "OTEL_EXPORTER_OTLP_ENDPOINT is set but the OTLP exporter is not installed:"
+                " spans are not exported. Install it with"
+                " pip install 'agent-harness-workshop[otlp]' (or unset the variable)."
+            )
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+            return message
         _exporting = True
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     _sdk_provider().add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))

@@ -242,3 +242,26 @@ def test_spans_are_exported_over_otlp_when_the_endpoint_is_set(tmp_path):
     assert "/v1/traces" in paths
     body = b"".join(b for p, b in _Collector.received if p == "/v1/traces")
     assert b"execute_tool convert_units" in body and b"gen_ai.tool.name" in body
+
+
+def test_an_otlp_endpoint_without_the_exporter_warns_and_says_how(monkeypatch):
+    """``pip install .`` without the ``otlp`` extra and an endpoint set: connecting goes on
+    (spans are not exported) and the warning names the extra to install."""
+    import builtins
+
+    from agent_harness import observability
+
+    real_import = builtins.__import__
+
+    def no_exporter(name, *args, **kwargs):
+        if name.startswith("opentelemetry.exporter.otlp"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setattr(observability, "_exporting", False)
+    monkeypatch.setattr(builtins, "__import__", no_exporter)
+    with pytest.warns(RuntimeWarning, match=r"agent-harness-workshop\[otlp\]"):
+        said = observability.configure_from_env()
+    assert "not exported" in said
+    assert observability._exporting is False  # installing the extra later still works
