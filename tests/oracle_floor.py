@@ -43,7 +43,8 @@ __all__ = [
 SQLITE_ONLY = re.compile(
     r"(?<!:)\bLIMIT\b|strftime|json_valid|json_extract|printf|vec_distance|\bIFNULL\b"
     r"|ON CONFLICT|\bexcluded\.|RETURNING id\b(?! INTO)|\|\| char\(|\bMATERIALIZED\b"
-    r"|WITH RECURSIVE|\bMATCH :q|\bINSERT OR\b|\bREPLACE INTO\b|\bGLOB\b|\bPRAGMA\b"
+    r"|WITH RECURSIVE|\bMATCH :q|\bINSERT OR\b|\bREPLACE INTO\b|\bGLOB\b"
+    r"|\bPRAGMA\b(?! AUTONOMOUS_TRANSACTION)"
     r"|\bAUTOINCREMENT\b|sqlite_|\bjulianday\(|datetime\('now",
     re.IGNORECASE,
 )
