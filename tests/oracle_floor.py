@@ -154,6 +154,16 @@ NOT_PARSED: list[tuple[re.Pattern, str]] = [
         "SQL Language Reference 23, ALTER SESSION: CURRENT_SCHEMA",
     ),
     (
+        re.compile(r"^\s*CREATE OR REPLACE (PACKAGE|PACKAGE BODY|PROCEDURE)\b"),
+        "PL/SQL Language Reference 23, CREATE PACKAGE, CREATE PACKAGE BODY, CREATE PROCEDURE"
+        " (issue 21: the identity package behind the VPD policies, the catalog watch)",
+    ),
+    (
+        re.compile(r"^\s*CREATE OR REPLACE JSON RELATIONAL DUALITY VIEW\b"),
+        "SQL Language Reference 26, CREATE JSON RELATIONAL DUALITY VIEW (SELECT JSON {...}"
+        " with WITH UPDATE / WITH NOUPDATE annotations)",
+    ),
+    (
         re.compile(r"^\s*SAVEPOINT \w+$"),
         "SQL Language Reference 23, SAVEPOINT (sqlglot reads it as a column alias)",
     ),

@@ -51,7 +51,7 @@ __all__ = [
     "install_statements",
     "new_ticket",
     "package_body_sql",
-    "policy_blocks",
+    "policy_block",
 ]
 
 PACKAGE = "workshop_identity"
@@ -156,40 +156,46 @@ def package_body_sql(owners: list[str]) -> str:
 END {PACKAGE};"""
 
 
-def _add_policy(table: str, name: str, function: str, extra: str = "") -> str:
-    """An idempotent ``DBMS_RLS.ADD_POLICY`` block (skipped when USER_POLICIES lists it)."""
-    return f"""DECLARE
-  n PLS_INTEGER;
-BEGIN
-  SELECT COUNT(*) INTO n FROM user_policies
-    WHERE object_name = '{table.upper()}' AND policy_name = '{name}';
-  IF n = 0 THEN
-    DBMS_RLS.ADD_POLICY(
-      object_schema => '{OWNER}',
-      object_name => '{table.upper()}',
-      policy_name => '{name}',
-      function_schema => '{OWNER}',
-      policy_function => '{PACKAGE.upper()}.{function}',
-      statement_types => 'SELECT',
-      policy_type => DBMS_RLS.DYNAMIC{extra});
-  END IF;
-END;"""
-
-
-def policy_blocks() -> list[str]:
-    """One row policy per table of :data:`ROW_POLICIES`, one mask policy per masked column."""
-    blocks = [_add_policy(t, "WORKSHOP_ROWS", "ROWS_PREDICATE") for t in ROW_POLICIES]
-    for (table, column), _role in MASKED_COLUMNS.items():
-        blocks.append(
-            _add_policy(
-                table,
-                f"WORKSHOP_MASK_{column.upper()}"[:30],
-                "MASK_PREDICATE",
-                f",\n      sec_relevant_cols => '{column.upper()}',"
-                "\n      sec_relevant_cols_opt => DBMS_RLS.ALL_ROWS",
-            )
+def policy_block() -> str:
+    """ONE PL/SQL block adding every policy that USER_POLICIES does not list yet (idempotent):
+    a row policy per table of :data:`ROW_POLICIES`, a column-masking policy per masked column.
+    """
+    calls = [
+        f"  add_policy('{table.upper()}', 'WORKSHOP_ROWS', '{PACKAGE.upper()}.ROWS_PREDICATE');"
+        for table in ROW_POLICIES
+    ]
+    for table, column in MASKED_COLUMNS:
+        name = f"WORKSHOP_MASK_{column.upper()}"[:30]
+        calls.append(
+            f"  add_policy('{table.upper()}', '{name}', '{PACKAGE.upper()}.MASK_PREDICATE',"
+            f" '{column.upper()}');"
         )
-    return blocks
+    return f"""DECLARE
+  PROCEDURE add_policy(p_table IN VARCHAR2, p_name IN VARCHAR2, p_function IN VARCHAR2,
+                       p_column IN VARCHAR2 DEFAULT NULL) IS
+    n PLS_INTEGER;
+  BEGIN
+    SELECT COUNT(*) INTO n FROM user_policies
+      WHERE object_name = p_table AND policy_name = p_name;
+    IF n > 0 THEN
+      RETURN;
+    END IF;
+    IF p_column IS NULL THEN
+      DBMS_RLS.ADD_POLICY(
+        object_schema => '{OWNER}', object_name => p_table, policy_name => p_name,
+        function_schema => '{OWNER}', policy_function => p_function,
+        statement_types => 'SELECT', policy_type => DBMS_RLS.DYNAMIC);
+    ELSE
+      DBMS_RLS.ADD_POLICY(
+        object_schema => '{OWNER}', object_name => p_table, policy_name => p_name,
+        function_schema => '{OWNER}', policy_function => p_function,
+        statement_types => 'SELECT', policy_type => DBMS_RLS.DYNAMIC,
+        sec_relevant_cols => p_column, sec_relevant_cols_opt => DBMS_RLS.ALL_ROWS);
+    END IF;
+  END;
+BEGIN
+{chr(10).join(calls)}
+END;"""
 
 
 def install_statements(ro_user: str, owners: list[str]) -> list[str]:
@@ -201,7 +207,7 @@ def install_statements(ro_user: str, owners: list[str]) -> list[str]:
     return [
         _SPEC,
         package_body_sql(owners),
-        *policy_blocks(),
+        policy_block(),
         f"GRANT EXECUTE ON {PACKAGE} TO {ro_user}",
     ]
 
