@@ -430,3 +430,74 @@ def test_an_index_on_the_masked_column_closes_the_door_instead_of_leaking_its_or
 def test_a_refusal_says_it_was_the_policy(ana):
     message = refused(ana, 'SELECT * FROM "supplychain"."cargo_items"')
     assert "access policy of ana" in message
+
+
+# --- two identities ask the agent the same question -------------------------------------------
+
+QUESTION = "What is the declared cargo value per ocean region?"
+
+
+def _regions_in_answer(answer: str) -> set[str]:
+    return {r for r in ("ATLANTIC", "INDIAN", "MEDITERRANEAN", "PACIFIC") if r in answer}
+
+
+def test_two_identities_get_different_correct_answers_and_the_trail_says_why(ana, fay, truth):
+    from agent_harness.agent_loop import agent_turn
+
+    mine = agent_turn(ana, QUESTION, thread_id="guard-ana")
+    theirs = agent_turn(fay, QUESTION, thread_id="guard-fay")
+    assert mine.answer != theirs.answer
+    assert _regions_in_answer(mine.answer) == {"ATLANTIC"}
+    ana_rows = json.loads(ana.tools.call("run_sql", {"sql": _scenario_sql()}))["rows"]
+    assert [r[0] for r in ana_rows] == ["ATLANTIC"] and ana_rows[0][2] is None
+    assert "null" in mine.answer  # the masked value reads as null, not as 0
+    assert _regions_in_answer(theirs.answer) == {"INDIAN", "PACIFIC"}
+    for region in ("INDIAN", "PACIFIC"):
+        dollars = truth["totals"][region] / 100
+        assert f'["{region}", ' in theirs.answer and f"{dollars:.2f}" in theirs.answer, region
+    for harness, turn, user in ((ana, mine, "ana"), (fay, theirs, "fay")):
+        tree = harness.provenance.explain(turn.turn_id)
+        assert tree["user_id"] == harness.identity.key
+        identity = tree["events"][0]
+        assert identity["kind"] == "identity" and identity["name"] == user
+        assert identity["detail"]["regions"] == list(harness.identity.regions)
+        assert identity["detail"]["policy"] == harness.identity.describe()
+
+
+def _scenario_sql() -> str:
+    from agent_harness.llm.scenarios import _REGION_VALUE_SQL
+
+    return _REGION_VALUE_SQL
+
+
+def test_workshop_mcp_identity_serves_the_identitys_rows_over_stdio(folder, truth):
+    import os
+    import sys
+    from pathlib import Path
+
+    from mcp import StdioServerParameters
+
+    workshop = Path(sys.executable).with_name("workshop")
+    env = {**os.environ, "WORKSHOP_DATA_DIR": str(folder), "WORKSHOP_BACKEND": "embedded"}
+    params = StdioServerParameters(
+        command=str(workshop),
+        args=["mcp", "--tools", "run_sql", "--identity", "ana:analyst:ATLANTIC"],
+        env=env,
+    )
+
+    async def go():
+        with anyio.fail_after(120):
+            async with Client(params) as client:
+                return await client.call_tool("run_sql", {"sql": VALUE_SQL})
+
+    result = anyio.run(go)
+    _expect_ana(json.loads(result.content[0].text)["rows"], truth)
+
+
+def test_workshop_mcp_refuses_a_bad_identity_before_starting():
+    from click.testing import CliRunner
+
+    from agent_harness.cli import cli
+
+    out = CliRunner().invoke(cli, ["mcp", "--identity", "ana:analyst:ARCTIC"])
+    assert out.exit_code != 0 and "not an ocean region" in out.output
