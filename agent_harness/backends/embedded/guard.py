@@ -35,6 +35,7 @@ from agent_harness.backends.roles.policy import (
     POLICY_TABLES,
     PUBLIC_TABLES,
     ROW_POLICIES,
+    lineage_predicate,
 )
 from agent_harness.identity import Identity
 
@@ -102,6 +103,7 @@ class IdentityGuard:
         self.trusted: set[str] = set()
         self.denied: list[str] = []
         self._qualified = re.compile(r"$^")
+        self._rewritten: dict[str, str] = {}  # statement text -> as run (agents repeat SQL)
 
     # --- set-up, before the authorizer is installed -------------------------------------------
     def install(self, conn: apsw.Connection, tables: list[str]) -> None:
@@ -148,11 +150,10 @@ class IdentityGuard:
 
     def view_select(self, table: str) -> str:
         """The SELECT of the trusted view of ``table`` (the policy's rows, every column)."""
-        rule = ROW_POLICIES.get(table)
-        if rule is None:
+        if table not in ROW_POLICIES:
             return f"SELECT * FROM supplychain.{table}"
-        # The parent is named unqualified: its own trusted view, already filtered.
-        return f"SELECT * FROM supplychain.{table} WHERE {rule.predicate(self.identity.regions)}"
+        where = lineage_predicate(table, self.identity.regions, "t", "supplychain")
+        return f"SELECT t.* FROM supplychain.{table} t WHERE {where}"
 
     # --- per statement --------------------------------------------------------------------------
     def rewrite(self, sql: str) -> str:
@@ -168,6 +169,9 @@ class IdentityGuard:
         Raises:
             AccessDenied: The statement names the schema in a way that is not rewritten.
         """
+        if sql in self._rewritten:
+            return self._rewritten[sql]
+        original = sql
         masked = sqlite_mask(sql)
         spans = [m.span() for m in self._qualified.finditer(masked)]
         for start, end in reversed(spans):
@@ -178,6 +182,9 @@ class IdentityGuard:
                 " supplychain.<table> or just <table> (unquoted); the schema cannot be named"
                 f" any other way under an identity. Tables: {', '.join(sorted(self.views))}."
             )
+        if len(self._rewritten) >= 512:
+            self._rewritten.clear()
+        self._rewritten[original] = sql
         return sql
 
     def read(self, table: str, column: str, database: str | None, view: str | None) -> int:

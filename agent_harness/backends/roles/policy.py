@@ -29,6 +29,7 @@ __all__ = [
     "PUBLIC_TABLES",
     "ROW_POLICIES",
     "RowPolicy",
+    "lineage_predicate",
     "region_predicate",
 ]
 
@@ -102,3 +103,40 @@ def region_predicate(regions: Iterable[str], column: str = "ocean_region") -> st
     if not names:
         return "1 = 0"
     return f"{column} IN ({', '.join(repr(r) for r in names)})"
+
+
+def lineage_predicate(table: str, regions: Iterable[str], alias: str, schema: str) -> str:
+    """The same rule as :meth:`RowPolicy.predicate`, as ONE correlated ``EXISTS`` that walks
+    from a row of ``table`` (aliased ``alias``) up to its voyage over the base tables.
+
+    ``cargo_items t`` gets ``EXISTS (SELECT 1 FROM s.containers p1 JOIN s.voyages p2 ON
+    p2.voyage_id = p1.voyage_id WHERE p1.container_no = t.container_no AND p2.ocean_region IN
+    (...))``: a few key lookups per row the query touches, instead of building the set of
+    visible keys for every statement (what ``IN (subquery)`` costs SQLite; measured in
+    ``bench/bench_guardrails.py``).
+    """
+    rule = ROW_POLICIES[table]
+    if rule.parent is None:
+        return region_predicate(regions, f"{alias}.{rule.column}")
+    joins, current, child = [], alias, rule
+    while child.parent is not None:
+        parent_alias = f"p{len(joins) + 1}"
+        joins.append(
+            (
+                child.parent,
+                parent_alias,
+                f"{parent_alias}.{child.parent_key}",
+                current,
+                child.column,
+            )
+        )
+        current, child = parent_alias, ROW_POLICIES[child.parent]
+    first_table, first_alias, first_key, child_alias, child_column = joins[0]
+    source = f"{schema}.{first_table} {first_alias}"
+    for parent, parent_alias, key, from_alias, column in joins[1:]:
+        source += f" JOIN {schema}.{parent} {parent_alias} ON {key} = {from_alias}.{column}"
+    region = region_predicate(regions, f"{current}.{child.column}")
+    return (
+        f"EXISTS (SELECT 1 FROM {source} WHERE {first_key} = {child_alias}.{child_column}"
+        f" AND {region})"
+    )
