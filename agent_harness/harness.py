@@ -15,6 +15,7 @@ from agent_harness.catalog_watch import CatalogFreshness, CatalogWatcher
 from agent_harness.config import Settings
 from agent_harness.embeddings import get_embedder
 from agent_harness.identity import Identity
+from agent_harness.knowledge_hits import KnowledgeRecorder
 from agent_harness.memory import MemoryStore
 from agent_harness.observability import configure_from_env
 from agent_harness.offload import ToolOutputLog
@@ -24,16 +25,17 @@ from agent_harness.skills import PROJECT_SKILLS, SkillLibrary
 from agent_harness.supplychain.tools import tools as supplychain_tools
 from agent_harness.tools import REGISTERED, Tool, ToolRegistry
 from agent_harness.tools.core import tools as core_tools
+from agent_harness.tools.diagnostics import tools as diagnostics_tools
 from agent_harness.tools.documents import tools as document_tools
 
 __all__ = ["Harness", "connect", "library_tools", "StepResult", "PrepareError"]
 
 
 def library_tools() -> list[Tool]:
-    """The tools every harness registers: the core tools, ``get_document``, then the
-    SUPPLYCHAIN tools (your own ``@register``-ed tools join them, see
+    """The tools every harness registers: the core tools, ``get_document``, the SUPPLYCHAIN
+    tools, then the diagnostics tools (your own ``@register``-ed tools join them, see
     :mod:`agent_harness.tools.decorator`)."""
-    return [*core_tools(), *document_tools(), *supplychain_tools()]
+    return [*core_tools(), *document_tools(), *supplychain_tools(), *diagnostics_tools()]
 
 
 class PrepareError(RuntimeError):
@@ -90,10 +92,12 @@ class Harness:
         self.tools = ToolRegistry(self, library_tools(), registered=REGISTERED)
         self.agents = AgentLibrary(self)
         self.provenance = Provenance(self.backend)
-        #: Turn hooks of the agent loop: provenance trail and OpenTelemetry turn spans.
+        #: Turn hooks of the agent loop: the catalog's freshness check, provenance trail (the
+        #: memory hits of each turn's context in it too) and OpenTelemetry turn spans.
         self.turn_hooks: list = [
             CatalogFreshness(self),
             ProvenanceRecorder(self),
+            KnowledgeRecorder(self),
             TurnTracer(self),
         ]
         self._llm = None

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 def main() -> None:
     import papermill
 
-    from grader.autograde import prepare_template
+    from grader.grade import prepare_template
 
     with tempfile.TemporaryDirectory(prefix="bench-nb-") as tmp:
         started = time.monotonic()

@@ -21,7 +21,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Submission", "collect", "safe_student_name"]
+__all__ = ["Submission", "collect", "match_notebook", "safe_student_name"]
 
 MAX_NOTEBOOK_BYTES = 20 << 20
 MAX_ZIP_MEMBERS = 200
@@ -50,7 +50,8 @@ def safe_student_name(raw: str) -> str:
     return name[:80]
 
 
-def _match(path: Path, names: list[str]) -> str | None:
+def match_notebook(path: Path, names: list[str]) -> str | None:
+    """The workshop notebook a file is (by its name, else its number prefix), or None."""
     stem = path.stem.lower()
     stem = re.sub(r"(\s*\(\d+\)|-copy\d*|_copy\d*|\s+copy\d*)$", "", stem)
     for name in names:
@@ -113,7 +114,7 @@ def _notebook_files(folder: Path) -> list[Path]:
 def _assign(student: str, files: list[Path], names: list[str], problems: list[str]):
     submission = Submission(student, problems=problems)
     for path in files:
-        name = _match(path, names)
+        name = match_notebook(path, names)
         if name is None:
             problems.append(f"{path.name}: not a workshop notebook, ignored")
             continue

@@ -1,4 +1,5 @@
-"""The ``workshop grade`` command (registered on the ``workshop`` CLI)."""
+"""The grader's commands on the ``workshop`` CLI: ``grade`` (instructors), ``check``
+(attendees: the visible half of grading) and ``export`` (grades to an LMS)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["grade"]
+__all__ = ["grade", "check", "export", "COMMANDS"]
 
 
 @click.command()
@@ -24,7 +25,7 @@ __all__ = ["grade"]
     "--workers",
     type=click.IntRange(1, 64),
     default=None,
-    help="Parallel sandboxes (default: CPUs).",
+    help="Parallel sandboxes (default: CPUs + 1).",
 )
 @click.option(
     "--timeout-cell",
@@ -80,10 +81,11 @@ def grade(
     assignment: str,
     source: Path | None,
 ) -> None:
-    """Grade SUBMISSIONS (nbgrader submitted/, student folders or <student>.zip files).
+    """Grade SUBMISSIONS, one sandbox per student.
 
-    Each submission runs in its own sandbox with a fresh database; checks of values happen
-    in this process. Re-running grades only new or changed submissions.
+    SUBMISSIONS: nbgrader's submitted/, student folders or <student>.zip files. Each submission
+    runs in its own sandbox with a fresh database; checks of values happen in this process.
+    Re-running grades only new or changed submissions.
     """
     from tqdm import tqdm
 
@@ -103,7 +105,7 @@ def grade(
         )
     click.echo(f"isolation: {isolation()}")
     bar = tqdm(total=0, desc="grading", unit="submission", file=sys.stderr, dynamic_ncols=True)
-    limits = Limits(memory_mb=memory_mb, deadline_s=timeout_notebook * 8 + 60)
+    limits = Limits.for_grading(memory_mb, timeout_notebook)
     try:
         rows = grade_batch(
             submissions,
@@ -154,3 +156,155 @@ def _check_gradebook(gradebook: str, assignment: str) -> None:
                 f"course folder first (`nbgrader generate_assignment {assignment}`, see README), "
                 "or pass --assignment NAME. grades.csv and the feedback are written already."
             ) from None
+
+
+@click.command()
+@click.argument("notebook", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--timeout-cell",
+    type=click.FloatRange(1, 3600),
+    default=60.0,
+    show_default=True,
+    help="Seconds per cell (as workshop grade).",
+)
+@click.option(
+    "--timeout-notebook",
+    type=click.FloatRange(5, 36000),
+    default=300.0,
+    show_default=True,
+    help="Seconds for the notebook (as workshop grade).",
+)
+@click.option(
+    "--source",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Instructor notebooks (default: solutions/).",
+)
+def check(notebook: Path, timeout_cell: float, timeout_notebook: float, source: Path | None):
+    """Visible checks of NOTEBOOK, run as grading.
+
+    The same sandbox, assembly, limits and messages as workshop grade. Prints each graded part
+    with its points and whether its visible checks pass, then how many hidden checks grading
+    adds. Checks the saved file: save the notebook first. Exits with 1 when a visible check
+    fails. In a notebook: %load_ext grader.magics, then %workshop_check.
+    """
+    from grader.check import check_notebook, format_report
+    from grader.sources import GradingError
+
+    if os.name != "posix":
+        raise click.ClickException("workshop check runs on Linux or macOS (WSL on Windows).")
+    try:
+        report = check_notebook(
+            notebook, source, timeout_cell=timeout_cell, timeout_notebook=timeout_notebook
+        )
+    except GradingError as e:
+        raise click.ClickException(str(e)) from e
+    click.echo(format_report(report))
+    raise SystemExit(0 if report.passed else 1)
+
+
+@click.command()
+@click.argument("grades_dir", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["canvas", "gradescope", "csv"]),
+    required=True,
+    help="canvas: gradebook import CSV; gradescope: results.json; csv: one row per student.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="File to write (gradescope with several students: a folder, one STUDENT.json each).",
+)
+@click.option(
+    "--roster",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Class list to match by student id: a Canvas gradebook export or a CSV with an id column.",
+)
+@click.option(
+    "--title",
+    default="Workshop notebooks",
+    show_default=True,
+    help="Canvas assignment title (with --per-notebook: the prefix of each column).",
+)
+@click.option("--per-notebook", is_flag=True, help="Canvas: one column per notebook.")
+@click.option(
+    "--visibility",
+    type=click.Choice(["visible", "after_due_date", "after_published", "hidden"]),
+    default="visible",
+    show_default=True,
+    help="Gradescope: when students see the tests.",
+)
+@click.option("--student", default=None, help="Gradescope: export only this student.")
+def export(
+    grades_dir: Path,
+    fmt: str,
+    out: Path,
+    roster: Path | None,
+    title: str,
+    per_notebook: bool,
+    visibility: str,
+    student: str | None,
+) -> None:
+    """Export grades to Canvas, Gradescope or CSV.
+
+    GRADES_DIR is the --out folder of workshop grade (or its grades.csv). Students are matched
+    to --roster by student id (the submission's folder or zip name against the roster's SIS
+    Login ID, SIS User ID, ID or id column); who did not match is listed. Canvas: import the
+    file in the Gradebook (Actions > Import).
+    """
+    from grader import export as exports
+    from grader.report import read_grades_csv
+    from grader.roster import match_roster, read_roster
+
+    path = grades_dir / "grades.csv" if grades_dir.is_dir() else grades_dir
+    if not path.exists():
+        raise click.ClickException(f"no grades.csv in {grades_dir}: run workshop grade first")
+    grades = exports.student_grades(read_grades_csv(path))
+    if student is not None:
+        grades = {k: v for k, v in grades.items() if k == student}
+        if not grades:
+            raise click.ClickException(f"no student {student!r} in {path}")
+    try:
+        members = read_roster(roster) if roster else None
+    except ValueError as e:
+        raise click.ClickException(str(e)) from e
+    matched = match_roster(list(grades), members) if members else None
+    for line in matched.report(len(grades)) if matched else []:
+        click.echo(line)
+    try:
+        written = _write_export(
+            exports, fmt, grades, out, title, per_notebook, visibility, members, matched
+        )
+    except ValueError as e:
+        raise click.ClickException(str(e)) from e
+    click.echo(f"wrote {written} ({len(grades)} student(s), {fmt})")
+
+
+def _write_export(exports, fmt, grades, out, title, per_notebook, visibility, members, matched):
+    if fmt == "canvas":
+        text = exports.canvas_csv(grades, title, per_notebook, members, matched)
+        problems = exports.canvas_problems(text)
+        if problems:
+            raise ValueError("the Canvas file would not import: " + "; ".join(problems))
+        return exports.write_export(text, out)
+    if fmt == "csv":
+        return exports.write_export(exports.plain_csv(grades, matched), out)
+    if len(grades) == 1 and out.suffix == ".json":
+        (grade,) = grades.values()
+        return exports.write_export(exports.gradescope_results(grade, visibility), out)
+    if out.suffix == ".json":
+        raise ValueError(
+            f"{len(grades)} students: give --student NAME for one results.json, or a folder "
+            "as --out for one STUDENT.json each"
+        )
+    for name, grade in grades.items():
+        exports.write_export(exports.gradescope_results(grade, visibility), out / f"{name}.json")
+    return out
+
+
+#: The commands this module adds to the ``workshop`` CLI.
+COMMANDS = (grade, check, export)

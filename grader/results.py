@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import Enum
 
 __all__ = ["GradeRow", "Status", "STATUSES", "COLUMNS"]
@@ -48,6 +48,9 @@ class GradeRow:
     #: A message for the student: every failing check of the cell, each with what was expected
     #: and the input that showed it (hidden inputs described, never hidden test source).
     message: str = ""
+    #: The visible checks' own verdict ``(status, message)``, what ``workshop check`` shows;
+    #: set by grading, not written to grades.csv (None for a row read back from it).
+    visible: tuple | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.status in STATUSES:
@@ -55,7 +58,8 @@ class GradeRow:
 
     def as_dict(self) -> dict:
         """The row as a plain dict (the CSV columns, in order)."""
-        return asdict(self)
+        return {name: getattr(self, name) for name in COLUMNS}
 
 
-COLUMNS = [f.name for f in fields(GradeRow)]
+#: The grades.csv columns, in order.
+COLUMNS = [f.name for f in fields(GradeRow) if f.name != "visible"]

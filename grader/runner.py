@@ -1,202 +1,147 @@
 """The grading runner: executes one student's notebooks inside the sandbox.
 
-This file runs as a plain script (``python runner.py``) in the per-submission sandbox and imports
-nothing from the ``grader`` package, so the sandbox needs only this file, the Python
-environment and ``agent_harness``: never the solutions, the probes or other submissions.
+This file runs as a plain script (``python runner.py IN OUT WORK TEMPLATE LIMITS``) in the
+per-submission sandbox and imports nothing from the ``grader`` package but its two sibling
+files, ``runner_child.py`` (the student's process) and ``runner_guard.py`` (what an added cell
+may not change), so the sandbox needs only these three files, the Python environment and
+``agent_harness``: never the solutions, the probes or other submissions.
 
-Protocol (one JSON object per line): the grader writes commands to the runner's stdin and
-reads events from its stdout.
+Two channels, one JSON object per line:
 
-* ``{"op": "run", "notebook": name, "cells": [{"source": ..., "grade_id": ...}, ...],
-  "timeout_cell": s, "timeout_notebook": s}``: the runner forks a child from its warm process
-  (imports done once), the child copies the prepared database, runs the cells in a fresh
-  IPython shell and reports ``cell`` events. When the cells are done the runner sends
-  ``{"event": "cells_done"}`` and waits for ``{"op": "probes", "probes": [...]}``; the child
-  evaluates each probe's code (which sets ``value``) and returns the value as plain data.
-* ``{"event": "notebook_done", "status": ok|timeout|crashed, ...}`` ends a notebook.
-
-The student's code runs in the child, whose stdin/stdout/stderr are /dev/null: it reaches the
-runner only through the child's event pipe, and everything it sends is treated as untrusted by
-the grader (values are compared outside, in the grader's process).
+* **grader <-> runner**: the descriptors ``IN`` (commands) and ``OUT`` (events), handed over by
+  number (the sandbox's stdin, stdout and stderr are /dev/null). Only the runner writes to
+  ``OUT``; the runner makes itself non-dumpable, so no other process of the sandbox can open
+  its descriptors through /proc or trace it. ``{"op": "run", "notebook": name, "cells":
+  [{"source", "grade_id", "kind"}, ...], "timeout_cell": s, "timeout_notebook": s}`` runs a
+  notebook: one ``cell_end`` event per cell, then ``cells_done``; the grader answers
+  ``{"op": "probes", "probes": [{"code": ...}, ...]}`` and gets one ``probe_end`` per probe,
+  then ``{"event": "notebook_done", "status": ok|timeout|crashed, ...}``.
+* **runner <-> student's process**: each notebook runs in a child forked from the warm runner
+  (imports done once). The child holds exactly two descriptors besides 0-2 (/dev/null): the
+  step pipe it reads and the answer pipe it writes; every descriptor it inherited is replaced
+  by /dev/null before any of the notebook's code runs. The runner sends one step at a time
+  (``{"step": "cell"|"probe", "index", "nonce", ...}``; a probe's code travels with its own
+  step, so the student's process sees a probe only while it runs) and accepts only the
+  answer line that carries that step's fresh random nonce. A line the notebook forges,
+  into any descriptor, is ignored: it cannot know the nonce of a step not sent yet, so it can
+  answer at most the step that is running its code, which it could equally answer by
+  returning a value or raising. Everything the child sends is plain data the grader compares
+  in its own process.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
-import math
 import os
+import secrets
 import select
 import shutil
 import signal
 import sys
 import time
 
-MAX_MESSAGE = 2000
-MAX_ITEMS = 200_000
+
+def _load(name: str):
+    """A sibling file the sandbox mounts beside this one, loaded by path (the runner's folder
+    is not put on ``sys.path``, where a notebook could import from it)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+runner_child = _load("runner_child")
+runner_guard = _load("runner_guard")
+
 GRACE_S = 2.0
+MAX_ANSWER = 64 << 20
 
 
-# --- plain data ----------------------------------------------------------------------------
-class _Budget:
-    def __init__(self, n: int):
-        self.left = n
-
-    def take(self) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise ValueError("value too large")
-
-
-def plain(value, _budget: _Budget | None = None, _depth: int = 0):
-    """Turn a value into plain JSON data using exact types only.
-
-    Subclasses of built-in types and unknown objects become ``{"__object__": type name}``,
-    so an object that claims to equal anything is never equal to an expected value.
-    """
-    budget = _budget or _Budget(MAX_ITEMS)
-    budget.take()
-    if _depth > 50:
-        return {"__object__": "too deep"}
-    kind = type(value)
-    if value is None or kind is bool or kind is int or kind is str:
-        return value
-    if kind is float:
-        return value if math.isfinite(value) else {"__float__": repr(value)}
-    if kind is list or kind is tuple:
-        return [plain(item, budget, _depth + 1) for item in value]
-    if kind is dict:
-        out = {}
-        for key, item in value.items():
-            if type(key) not in (str, int, float, bool) and key is not None:
-                return {"__object__": "dict with non-plain keys"}
-            out[str(key)] = plain(item, budget, _depth + 1)
-        return out
-    if kind is bytes:
-        return {"__bytes__": value.hex()}
-    if kind in (_dt.date, _dt.datetime):
-        return value.isoformat()
-    module = getattr(kind, "__module__", "")
-    if module == "numpy" and hasattr(value, "item") and getattr(value, "shape", None) == ():
-        return plain(value.item(), budget, _depth + 1)
-    if module.startswith("agent_harness") and hasattr(kind, "__dataclass_fields__"):
-        fields = kind.__dataclass_fields__
-        return {"__type__": kind.__name__} | {
-            name: plain(object.__getattribute__(value, name), budget, _depth + 1) for name in fields
-        }
-    return {"__object__": getattr(kind, "__qualname__", "object")}
-
-
-def outcome(fn, *args, **kwargs):
-    """Call ``fn``: ``["ok", plain value]`` or ``["raised", exception type name]``."""
-    try:
-        return ["ok", plain(fn(*args, **kwargs))]
-    except Exception as e:  # the probe records what a student's function raised
-        return ["raised", type(e).__name__]
-
-
-def _short(text) -> str:
-    text = str(text)
-    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "..."
-
-
-# --- the child: one notebook ---------------------------------------------------------------
 def _send(stream, event: dict) -> None:
     stream.write(json.dumps(event) + "\n")
     stream.flush()
 
 
-def _error_of(result) -> list[str] | None:
-    error = result.error_before_exec or result.error_in_exec
-    if error is None:
-        return None
-    try:
-        return [type(error).__name__, _short(error)]
-    except Exception:  # a hostile __str__
-        return [type(error).__name__, ""]
+# --- the runner: one child per notebook, one step at a time --------------------------------------
+class _Child:
+    """The runner's side of one notebook's child: send a step, wait for its answer."""
 
-
-def _child(command: dict, events, probes_in, job_dir: str, template: str) -> None:
-    """Run one notebook's cells, then its probes (in the forked child)."""
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    os.setsid()
-    work = os.path.join(job_dir, command["notebook"])
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    data_dir = os.path.join(work, ".workshop")
-    if template:
-        shutil.copytree(template, data_dir)
-    os.chdir(work)
-    os.environ["WORKSHOP_DATA_DIR"] = data_dir
-    os.environ["HOME"] = work
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    exits = []
-
-    def on_exit(shell, etype, value, tb, tb_offset=None):  # IPython swallows SystemExit
-        exits.append(["SystemExit", f"the cell called exit ({_short(value)})"])
-
-    shell.set_custom_exc((SystemExit,), on_exit)
-    for index, cell in enumerate(command["cells"]):
-        _send(events, {"event": "cell_start", "index": index})
-        exits.clear()
-        result = shell.run_cell(cell["source"], store_history=False)
-        error = _error_of(result) or (exits[0] if exits else None)
-        _send(events, {"event": "cell_end", "index": index, "error": error})
-    _send(events, {"event": "cells_done"})
-    request = json.loads(probes_in.readline() or "{}")
-    namespace = shell.user_ns
-    for index, probe in enumerate(request.get("probes", [])):
-        _send(events, {"event": "probe_start", "index": index})
-        scope = dict(namespace)
-        scope.update({"plain": plain, "outcome": outcome})
-        try:
-            exec(compile(probe["code"], f"<probe {index}>", "exec"), scope)
-            value = ["ok", plain(scope.get("value"))]
-        except BaseException as e:  # a student's function may raise anything, even SystemExit
-            value = ["raised", type(e).__name__]
-        try:
-            _send(events, {"event": "probe_end", "index": index, "value": value})
-        except (TypeError, ValueError):
-            _send(events, {"event": "probe_end", "index": index, "value": ["unsendable", ""]})
-    _send(events, {"event": "probes_done"})
-
-
-# --- the runner: supervise one child per notebook ------------------------------------------
-class _Lines:
-    """Non-blocking line reader over a pipe fd."""
-
-    def __init__(self, fd: int):
-        self.fd = fd
+    def __init__(self, pid: int, steps_fd: int, answers_fd: int, timeout_cell: float, deadline):
+        self.pid, self.steps_fd, self.answers_fd = pid, steps_fd, answers_fd
+        self.timeout_cell, self.deadline = timeout_cell, deadline
         self.buffer = b""
-        self.closed = False
+        self.ignored = 0  # lines without the expected nonce: forged or garbage
+        self.status, self.reason = "ok", ""
+        self.interrupted = False
 
-    def read(self, timeout: float) -> list[dict] | None:
-        """Complete lines available within ``timeout`` (None when the pipe closed)."""
-        ready, _, _ = select.select([self.fd], [], [], max(0.0, timeout))
+    def step(self, label: str, message: dict) -> dict | None:
+        """Send one step and return its answer (None: the child died or ran out of time)."""
+        nonce = secrets.token_hex(16)
+        try:
+            runner_child.write_all(
+                self.steps_fd, (json.dumps({**message, "nonce": nonce}) + "\n").encode()
+            )
+        except OSError:
+            self.status, self.reason = "crashed", "the kernel died"
+            return None
+        started, self.interrupted = time.monotonic(), False
+        while True:
+            answer = self._answer(nonce)
+            if answer is not None:
+                return answer
+            if self.status != "ok":
+                return None
+            now = time.monotonic()
+            if now - started > self.timeout_cell and not self.interrupted:
+                os.kill(self.pid, signal.SIGINT)  # like Jupyter's interrupt: the cell may go on
+                self.interrupted = True
+            late = self.interrupted and now - started > self.timeout_cell + GRACE_S
+            if late or now > self.deadline:
+                self.status = "timeout"
+                self.reason = (
+                    f"{label} exceeded the time limit"
+                    if now <= self.deadline
+                    else "the notebook exceeded its time limit"
+                )
+                _kill(self.pid)
+                return None
+
+    def _answer(self, nonce: str) -> dict | None:
+        """The answer to the current step if it came within 0.2 s (extra lines are dropped)."""
+        ready, _, _ = select.select([self.answers_fd], [], [], 0.2)
         if ready:
-            chunk = os.read(self.fd, 1 << 16)
+            chunk = os.read(self.answers_fd, 1 << 16)
             if not chunk:
-                self.closed = True
+                self.status, self.reason = "crashed", "the kernel died"
             self.buffer += chunk
-            if len(self.buffer) > 64 << 20:
-                raise ValueError("the notebook sent too much data")
-        lines = self.buffer.split(b"\n")
-        self.buffer = lines.pop()
-        events = []
+            if len(self.buffer) > MAX_ANSWER:
+                self.buffer, self.ignored = b"", self.ignored + 1
+        *lines, self.buffer = self.buffer.split(b"\n")
+        found = None
         for line in lines:
             try:
-                event = json.loads(line)
+                answer = json.loads(line)
             except ValueError:
-                continue
-            if isinstance(event, dict):
-                events.append(event)
-        if self.closed and not events:
-            return None
-        return events
+                answer = None
+            if found is None and isinstance(answer, dict) and answer.get("nonce") == nonce:
+                found = answer
+            else:
+                self.ignored += 1
+        return found
+
+
+_REPORTED_CPU = [0.0]
+
+
+def _runner_cpu() -> float:
+    """The runner's own CPU seconds since it last reported them (its warm-up included)."""
+    times = os.times()
+    now = times.user + times.system
+    spent, _REPORTED_CPU[0] = now - _REPORTED_CPU[0], now
+    return spent
 
 
 def _kill(pid: int) -> None:
@@ -207,87 +152,114 @@ def _kill(pid: int) -> None:
             pass
 
 
-def _run_notebook(command: dict, job_dir: str, template: str, out, stdin) -> None:
-    events_r, events_w = os.pipe()
-    probes_r, probes_w = os.pipe()
+def _run_notebook(command: dict, work_root: str, template: str, out, commands) -> None:
+    steps_r, steps_w = os.pipe()
+    answers_r, answers_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         code = 0
         try:
-            os.close(events_r)
-            os.close(probes_w)
-            _child(
-                command,
-                os.fdopen(events_w, "w", encoding="utf-8"),
-                os.fdopen(probes_r, "r", encoding="utf-8"),
-                job_dir,
-                template,
-            )
+            os.close(steps_w)
+            os.close(answers_r)
+            runner_child.run_child(command, steps_r, answers_w, work_root, template, runner_guard)
         except BaseException:
             code = 70
         os._exit(code)
-    os.close(events_w)
-    os.close(probes_r)
-    reader = _Lines(events_r)
-    timeout_cell = float(command.get("timeout_cell", 60))
+    os.close(steps_r)
+    os.close(answers_w)
     deadline = time.monotonic() + float(command.get("timeout_notebook", 600))
-    step_started, step, interrupted = time.monotonic(), None, False
-    status, reason = "crashed", "the kernel died"
+    child = _Child(pid, steps_w, answers_r, float(command.get("timeout_cell", 60)), deadline)
     try:
-        while True:
-            now = time.monotonic()
-            if step is not None and now - step_started > timeout_cell and not interrupted:
-                os.kill(pid, signal.SIGINT)  # like Jupyter's interrupt: the cell may go on
-                interrupted = True
-            if (step is not None and now - step_started > timeout_cell + GRACE_S) or now > deadline:
-                status = "timeout"
-                reason = (
-                    f"{step or 'notebook'} exceeded the time limit"
-                    if now <= deadline
-                    else "the notebook exceeded its time limit"
-                )
-                _kill(pid)
-                break
-            batch = reader.read(0.2)
-            if batch is None:
-                break
-            finished = False
-            for event in batch:
-                kind = event.get("event")
-                if kind in ("cell_start", "probe_start"):
-                    number = event.get("index", 0)
-                    number = number + 1 if isinstance(number, int) else number
-                    step = "code cell" if kind == "cell_start" else "value check"
-                    step = f"{step} {number}"
-                    step_started, interrupted = time.monotonic(), False
-                elif kind in ("cell_end", "probe_end"):
-                    if interrupted:
-                        event["timed_out"] = True
-                    step = None
-                    _send(out, event)
-                elif kind == "cells_done":
-                    _send(out, {"event": "cells_done"})
-                    os.write(probes_w, (stdin.readline() or "{}\n").encode("utf-8"))
-                elif kind == "probes_done":
-                    status, reason, finished = "ok", "", True
-            if finished:
-                break
+        _run_steps(child, command, out, commands)
     finally:
         _kill(pid)
         try:
-            _, wait_status = os.waitpid(pid, 0)
+            _, wait_status, usage = os.wait4(pid, 0)
+            cpu = usage.ru_utime + usage.ru_stime
         except ChildProcessError:
-            wait_status = 0
-        for fd in (events_r, probes_w):
+            wait_status, cpu = 0, 0.0
+        for fd in (answers_r, steps_w):
             try:
                 os.close(fd)
             except OSError:
                 pass
+        shutil.rmtree(os.path.join(work_root, command["notebook"]), ignore_errors=True)
+    status, reason = child.status, child.reason
     if status == "crashed" and os.WIFSIGNALED(wait_status):
         reason = f"the kernel died (signal {os.WTERMSIG(wait_status)})"
     elif status == "crashed" and os.WIFEXITED(wait_status):
         reason = f"the kernel exited (code {os.WEXITSTATUS(wait_status)})"
-    _send(out, {"event": "notebook_done", "status": status, "reason": reason})
+    cpu += _runner_cpu()
+    done = {"event": "notebook_done", "status": status, "reason": reason, "cpu_s": round(cpu, 3)}
+    _send(out, done | {"ignored_lines": child.ignored})
+
+
+def _run_steps(child: _Child, command: dict, out, commands) -> None:
+    """Every cell, then every probe the grader sends, one step at a time."""
+    for index, cell in enumerate(command["cells"]):
+        label = str(cell.get("label") or f"code cell {index + 1}")
+        answer = child.step(label, {"step": "cell", "index": index})
+        if answer is None:
+            return
+        error = answer.get("error")
+        event = {"event": "cell_end", "index": index, "error": error}
+        if child.interrupted:
+            event["timed_out"] = True
+        if isinstance(answer.get("undone"), list):
+            event["undone"] = [str(u)[:200] for u in answer["undone"][:50]]
+        _send(out, event)
+    _send(out, {"event": "cells_done"})
+    request = json.loads(commands.readline() or "{}")
+    for index, probe in enumerate(request.get("probes", [])):
+        step = {"step": "probe", "index": index, "code": probe.get("code", "")}
+        answer = child.step(f"value check {index + 1}", step)
+        if answer is None:
+            return
+        event = {"event": "probe_end", "index": index, "value": answer.get("value")}
+        if child.interrupted:
+            event["timed_out"] = True
+        _send(out, event)
+    if command.get("collect_embeddings"):
+        answer = child.step("collecting embeddings", {"step": "embeddings"})
+        if answer is not None:
+            texts, vectors = answer.get("texts"), answer.get("vectors")
+            _send(out, {"event": "embeddings", "texts": texts, "vectors": vectors})
+
+
+# --- start-up -----------------------------------------------------------------------------------
+def _protect_runner() -> None:
+    """Make this process non-dumpable (Linux): processes of the sandbox, the notebooks' own
+    included, can then neither trace it nor open its descriptors through /proc/<pid>/fd."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE = 4
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
+def _set_limits(limits: dict) -> None:
+    """Resource limits for the runner and every notebook it forks (set here, not in a
+    ``preexec_fn`` of the grader, which can deadlock a threaded grader between fork and exec)."""
+    try:
+        import resource
+    except ImportError:  # Windows: the watchdog's limits only
+        return
+    mb = 1 << 20
+    for name, value in (
+        ("RLIMIT_DATA", limits.get("memory_mb", 2048) * mb),
+        ("RLIMIT_FSIZE", limits.get("file_size_mb", 512) * mb),
+        ("RLIMIT_CORE", 0),
+        ("RLIMIT_CPU", limits.get("cpu_seconds", 1800)),
+        ("RLIMIT_NPROC", limits.get("nproc")),
+    ):
+        limit = getattr(resource, name, None)
+        if limit is not None and value is not None:
+            try:
+                resource.setrlimit(limit, (int(value), int(value)))
+            except (ValueError, OSError):
+                pass  # a hard limit already lower, or not allowed here
 
 
 def _warm_up() -> None:
@@ -333,19 +305,47 @@ def _warm_up() -> None:
         get_embedder()
 
 
+def _preload_embeddings(path: str | None) -> None:
+    """Put the grader's cache of public embeddings (texts the untouched released notebooks
+    embed, see grader/caches.py) into the warm embedder, so no notebook computes them again."""
+    if not path or not os.path.exists(path) or os.environ.get("WORKSHOP_EMBED_THREADS") != "1":
+        return
+    import base64
+
+    import numpy
+
+    from agent_harness.embeddings import DIMENSIONS, get_embedder
+
+    cache = getattr(get_embedder(), "_cache", None)
+    with open(path, encoding="utf-8") as f:
+        saved = json.load(f)
+    rows = numpy.frombuffer(base64.b64decode(saved["vectors"]), dtype=numpy.float32)
+    rows = rows.reshape(-1, DIMENSIONS)
+    if isinstance(cache, dict) and len(rows) == len(saved["texts"]):
+        for text, row in zip(saved["texts"], rows):
+            cache[text] = row.copy()
+
+
 def main(argv: list[str]) -> int:
-    """Serve commands from stdin until it closes."""
-    job_dir, template = argv[1], argv[2] if len(argv) > 2 else ""
-    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 1)  # nothing else may write into the protocol stream
+    """Serve the grader's commands until they end (``--warm-up-only``: import, then exit; the
+    grader runs that outside the sandbox to compile the bytecode, see grader/caches.py)."""
+    if argv[1:] == ["--warm-up-only"]:
+        _warm_up()
+        return 0
+    commands_fd, events_fd, work_root, template = int(argv[1]), int(argv[2]), argv[3], argv[4]
+    _protect_runner()
+    settings = json.loads(argv[5]) if len(argv) > 5 else {}
+    _set_limits(settings)
+    out = os.fdopen(events_fd, "w", encoding="utf-8")
+    commands = os.fdopen(commands_fd, "r", encoding="utf-8")
+    os.makedirs(work_root, exist_ok=True)
     _warm_up()
+    _preload_embeddings(settings.get("embeddings"))
     _send(out, {"event": "ready"})
-    stdin = sys.stdin
-    for line in stdin:
+    for line in commands:
         command = json.loads(line)
         if command.get("op") == "run":
-            _run_notebook(command, job_dir, template, out, stdin)
+            _run_notebook(command, work_root, template, out, commands)
     return 0
 
 

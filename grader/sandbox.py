@@ -3,15 +3,18 @@
 What a submission gets (Linux with bubblewrap):
 
 * a new mount namespace with a read-only view of the system libraries, the Python
-  installation, the virtual environment and the ``agent_harness`` package only; its own
-  writable job folder (mounted at /job), a private /tmp, a read-only prepared database to copy.
-  The solutions, the probes, the gradebook, the results and other submissions are not mounted;
+  installation, the virtual environment and the ``agent_harness`` package only (a ``grader``
+  or ``solutions`` folder inside them, as a non-editable install puts ``grader/probes`` in
+  site-packages, is covered by an empty folder); a private ``/tmp`` of bounded size where
+  every notebook runs in a fresh copy of the read-only prepared database. The solutions, the
+  probes, the gradebook, the results and other submissions are not mounted;
 * new PID, network (loopback only), IPC, UTS and user namespaces; no capabilities; the whole
   sandbox dies with the grader;
-* a scrubbed environment (no API keys, no grader paths);
-* resource limits: data segment (memory), file size, core dumps, processes, CPU time; and a
-  watchdog that kills the sandbox when its processes together exceed the memory or process
-  budget or the submission's deadline.
+* a scrubbed environment (no API keys, no grader paths); stdin, stdout and stderr are
+  /dev/null: the grader and the runner talk over two pipes only the runner holds;
+* resource limits, set by the runner itself before any notebook runs: data segment (memory),
+  file size, core dumps, processes, CPU time; and a watchdog that kills the sandbox when its
+  processes together exceed the memory or process budget or the submission's deadline.
 
 Without bubblewrap (macOS, Windows, a Linux box without it) only the process limits, the
 scrubbed environment, the separate job folder and the watchdog apply: say so to the user
@@ -21,6 +24,7 @@ scrubbed environment, the separate job folder and the watchdog apply: say so to 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import subprocess
@@ -33,9 +37,25 @@ from pathlib import Path
 
 import psutil
 
-__all__ = ["Limits", "Sandbox", "bwrap_available", "isolation", "RUNNER"]
+from grader.caches import harness_dir, ready_embeddings, ready_pycache
+
+__all__ = [
+    "Limits",
+    "Sandbox",
+    "bwrap_available",
+    "isolation",
+    "RUNNER",
+    "RUNNER_FILES",
+    "HIDDEN_NAMES",
+]
 
 RUNNER = Path(__file__).with_name("runner.py")
+#: The runner and the sibling files it loads: all the sandbox mounts of the grader.
+RUNNER_FILES = tuple(
+    Path(__file__).with_name(f"{n}.py") for n in ("runner", "runner_child", "runner_guard")
+)
+#: Folders covered by an empty one wherever they sit inside a folder the sandbox mounts.
+HIDDEN_NAMES = ("grader", "solutions")
 _SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache"]
 
 
@@ -49,6 +69,11 @@ class Limits:
     cpu_seconds: int = 1800
     deadline_s: float = 1800.0
 
+    @classmethod
+    def for_grading(cls, memory_mb: int = 2048, timeout_notebook: float = 300.0) -> Limits:
+        """The limits ``workshop grade`` and ``workshop check`` give a submission."""
+        return cls(memory_mb=memory_mb, deadline_s=timeout_notebook * 8 + 60)
+
 
 @functools.lru_cache(maxsize=1)
 def bwrap_available() -> bool:
@@ -61,6 +86,18 @@ def bwrap_available() -> bool:
         return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
+
+
+@functools.lru_cache(maxsize=1)
+def _bwrap_has_size() -> bool:
+    """bubblewrap 0.8 and later can bound a tmpfs (``--size``)."""
+    try:
+        help_text = subprocess.run(
+            [shutil.which("bwrap") or "bwrap", "--help"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--size" in help_text.stdout + help_text.stderr
 
 
 def isolation() -> str:
@@ -78,17 +115,27 @@ def isolation() -> str:
 
 def _python_paths() -> list[str]:
     """Folders the runner's Python needs: installation, environment, agent_harness."""
-    import agent_harness
-
     paths = {
         sys.prefix,
         sys.base_prefix,
         os.path.dirname(os.path.realpath(sys.executable)),
         sysconfig.get_paths()["purelib"],
         sysconfig.get_paths()["platlib"],
-        str(Path(agent_harness.__file__).resolve().parent),
+        str(harness_dir()),
     }
     return sorted(p for p in paths if p and os.path.exists(p))
+
+
+def _hidden_paths(mounted: list[str]) -> list[str]:
+    """Folders of the grader inside mounted folders (a non-editable install's site-packages
+    holds ``grader/probes``): the sandbox covers each with an empty read-only folder."""
+    found = []
+    for path in mounted:
+        for name in HIDDEN_NAMES:
+            candidate = os.path.join(path, name)
+            if os.path.isdir(candidate):
+                found.append(candidate)
+    return found
 
 
 def _package_root() -> str:
@@ -97,17 +144,15 @@ def _package_root() -> str:
     It goes on the runner's ``PYTHONPATH``, so the sandbox imports that same package: an
     editable install's import hook points at the checkout it was installed from, which is
     not the one graded from a git worktree (and is not mounted in the sandbox)."""
-    import agent_harness
-
-    return str(Path(agent_harness.__file__).resolve().parent.parent)
+    return str(harness_dir().parent)
 
 
-def _environment(job: str) -> dict[str, str]:
+def _environment(home: str) -> dict[str, str]:
     """The scrubbed environment of the runner."""
     return {
         "PATH": "/usr/bin:/bin",
         "PYTHONPATH": _package_root(),
-        "HOME": job,
+        "HOME": home,
         "LANG": "C.UTF-8",
         "TMPDIR": "/tmp",
         "PYTHONDONTWRITEBYTECODE": "1",
@@ -132,8 +177,12 @@ def _same_user(proc) -> bool:
 class Sandbox:
     """One runner process for one submission; use as a context manager.
 
+    The grader writes commands to :attr:`commands` and reads events from :attr:`events`
+    (see :mod:`grader.runner`).
+
     Args:
-        job_dir: The submission's own writable folder (created empty by the caller).
+        job_dir: The submission's own writable folder (created empty by the caller); without
+            bubblewrap the notebooks run in it, with bubblewrap in the sandbox's private /tmp.
         template: A prepared embedded database folder, copied for every notebook.
         limits: The resource limits.
         use_bwrap: None = use bubblewrap when available.
@@ -147,48 +196,72 @@ class Sandbox:
         self.limits = limits
         self.use_bwrap = bwrap_available() if use_bwrap is None else use_bwrap
         self.process: subprocess.Popen | None = None
+        self.commands = None
+        self.events = None
         self.killed_because = ""
         self._stop = threading.Event()
+        self._nproc = 0
+        self._fds = (0, 1)
 
     # --- command -------------------------------------------------------------------------
-    def command(self) -> list[str]:
-        """The command line that starts the runner."""
+    def command(self, python_args: list[str] | None = None) -> list[str]:
+        """The command line that starts the runner (or, with ``python_args``, runs Python with
+        those arguments in the same sandbox: the tests look around in it)."""
+        commands_fd, events_fd = (str(fd) for fd in self._fds)
+        embeddings = ready_embeddings()
+        inside = "/embeddings.json" if self.use_bwrap else str(embeddings)
+        settings = json.dumps(
+            {
+                "memory_mb": self.limits.memory_mb,
+                "file_size_mb": self.limits.file_size_mb,
+                "cpu_seconds": self.limits.cpu_seconds,
+                "nproc": self._nproc or None,
+                "embeddings": inside if embeddings else None,
+            }
+        )
+        pycache = ready_pycache()
         if not self.use_bwrap:
-            return [sys.executable, str(RUNNER), str(self.job_dir), str(self.template)]
+            work, template = str(self.job_dir), str(self.template)
+            runner = [str(RUNNER), commands_fd, events_fd, work, template, settings]
+            return [sys.executable, *(runner if python_args is None else python_args)]
         # Mount order matters: the private /tmp first, so binds of folders that live under
         # /tmp (a project cloned there, pytest's folders) are mounted on top of it.
-        cmd = [shutil.which("bwrap") or "bwrap", "--tmpfs", "/tmp", "--proc", "/proc"]
-        cmd += ["--dev", "/dev"]
+        cmd = [shutil.which("bwrap") or "bwrap"]
+        if _bwrap_has_size():
+            cmd += ["--size", str(self.limits.file_size_mb << 20)]
+        cmd += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
         for path in _SYSTEM_DIRS:
             cmd += ["--ro-bind-try", path, path]
-        for path in _python_paths():
+        mounted = _python_paths()
+        for path in mounted:
             cmd += ["--ro-bind", path, path]
+        for path in _hidden_paths(mounted):
+            cmd += ["--tmpfs", path, "--remount-ro", path]
+        if pycache is not None:
+            cmd += ["--ro-bind", str(pycache), str(pycache)]
+            grader_dir = Path(__file__).resolve().parent
+            compiled = pycache / grader_dir.relative_to(grader_dir.anchor)
+            if compiled.is_dir():  # bytecode of the grader itself: never in the sandbox
+                cmd += ["--tmpfs", str(compiled), "--remount-ro", str(compiled)]
+        if embeddings is not None:
+            cmd += ["--ro-bind", str(embeddings), "/embeddings.json"]
         cmd += ["--ro-bind", str(self.template), "/template"]
-        cmd += ["--ro-bind", str(RUNNER), "/runner/runner.py"]
-        cmd += ["--bind", str(self.job_dir), "/job"]
+        for path in RUNNER_FILES:
+            cmd += ["--ro-bind", str(path), f"/runner/{path.name}"]
         cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        cmd += ["--clearenv", "--chdir", "/job"]
-        for key, value in _environment("/job").items():
+        cmd += ["--clearenv", "--chdir", "/tmp"]
+        for key, value in self._env("/tmp").items():
             cmd += ["--setenv", key, value]
-        return cmd + [sys.executable, "/runner/runner.py", "/job", "/template"]
+        runner = ["/runner/runner.py", commands_fd, events_fd, "/tmp/work", "/template", settings]
+        return [*cmd, sys.executable, *(runner if python_args is None else python_args)]
 
-    def _limit(self) -> None:  # runs in the child before exec
-        import resource
-
-        mb = 1 << 20
-        for name, value in (
-            ("RLIMIT_DATA", self.limits.memory_mb * mb),
-            ("RLIMIT_FSIZE", self.limits.file_size_mb * mb),
-            ("RLIMIT_CORE", 0),
-            ("RLIMIT_CPU", self.limits.cpu_seconds),
-            ("RLIMIT_NPROC", self._nproc),
-        ):
-            limit = getattr(resource, name, None)
-            if limit is not None:
-                try:
-                    resource.setrlimit(limit, (value, value))
-                except (ValueError, OSError):
-                    pass
+    @staticmethod
+    def _env(home: str) -> dict[str, str]:
+        env = _environment(home)
+        pycache = ready_pycache()
+        if pycache is not None:  # compiled outside, read-only here (grader/caches.py)
+            env["PYTHONPYCACHEPREFIX"] = str(pycache)
+        return env
 
     # --- life cycle ----------------------------------------------------------------------
     def __enter__(self) -> Sandbox:
@@ -196,23 +269,30 @@ class Sandbox:
         # user already runs plus the submission's budget; the watchdog counts exactly.
         mine = sum(1 for p in psutil.process_iter(["uids"]) if _same_user(p))
         self._nproc = mine + 4 * self.limits.processes
-        env = _environment(str(self.job_dir))
+        env = self._env(str(self.job_dir))
         if not self.use_bwrap:
             env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")  # Windows needs it
-        self.process = subprocess.Popen(
-            self.command(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=str(self.job_dir),
-            env=env,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            bufsize=1,
-            start_new_session=True,
-            preexec_fn=self._limit if os.name == "posix" else None,
-        )
+        commands_r, commands_w = os.pipe()
+        events_r, events_w = os.pipe()
+        self._fds = (commands_r, events_w)
+        try:
+            # No preexec_fn: the runner sets its own limits (a preexec_fn can deadlock a
+            # threaded grader between fork and exec).
+            self.process = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=str(self.job_dir),
+                env=env,
+                pass_fds=(commands_r, events_w),
+                start_new_session=True,
+            )
+        finally:
+            os.close(commands_r)
+            os.close(events_w)
+        self.commands = os.fdopen(commands_w, "w", encoding="utf-8")
+        self.events = os.fdopen(events_r, "r", encoding="utf-8", errors="replace")
         self._watchdog = threading.Thread(target=self._watch, daemon=True)
         self._started = time.monotonic()
         self._watchdog.start()
@@ -247,9 +327,10 @@ class Sandbox:
             process.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             pass
-        for stream in (process.stdin, process.stdout):
+        for stream in (self.commands, self.events):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except (OSError, ValueError):
                 pass
 

@@ -126,7 +126,7 @@ def template(tmp_path_factory) -> Path:
     test run and shared by the xdist workers; copy it, never write into it."""
     from filelock import FileLock
 
-    from grader.autograde import prepare_template
+    from grader.grade import prepare_template
 
     root = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):

@@ -407,7 +407,7 @@ def test_the_sandbox_imports_the_agent_harness_the_grader_imported(tmp_path):
 
     sandbox = Sandbox(tmp_path, tmp_path, Limits())
     # the runner's command line, running a line of Python instead of runner.py
-    command = sandbox.command()[:-3] + ["-c", "import agent_harness; print(agent_harness.__file__)"]
+    command = sandbox.command(["-c", "import agent_harness; print(agent_harness.__file__)"])
     out = subprocess.run(
         command, capture_output=True, text=True, env=_environment(str(tmp_path)), timeout=60
     )

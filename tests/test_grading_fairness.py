@@ -8,12 +8,12 @@ also holds the visible-check cases, and tests/test_notebooks.py for the mutants)
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import nbformat
 import pytest
 
 from grader.grade import (
-    HIDDEN,
     NotebookRun,
     Source,
     load_sources,
@@ -24,6 +24,7 @@ from grader.grade import (
 from grader.probes import Probe
 from grader.release import release_notebook
 from grader.results import GradeRow, Status
+from grader.sources import hidden_pattern
 
 SOURCES = {source.name: source for source in load_sources()}
 
@@ -140,7 +141,7 @@ def test_hidden_markers_come_from_nbgrader_settings():
 
     settings = ClearHiddenTests()
     text = f"a\n{settings.begin_test_delimeter}\nsecret\n{settings.end_test_delimeter}\n"
-    assert HIDDEN.findall(text) == ["\nsecret\n"]
+    assert hidden_pattern().findall(text) == ["\nsecret\n"]
 
 
 def _submission(tmp_path, edit):
@@ -152,8 +153,10 @@ def _submission(tmp_path, edit):
     return read_answers(path, source)
 
 
-def test_names_defined_in_cells_grading_drops_are_reported(tmp_path):
-    """Item 6: a helper in an extra cell is named in the notes, and the NameError says why."""
+def test_an_added_cell_runs_in_its_place(tmp_path):
+    """Issue 22 item 1 (was issue 11 item 6): a helper in an extra cell above the TODO is an
+    added cell that runs just before the TODO, so nothing is dropped and no note is needed."""
+    from grader.assembly import assemble
 
     def edit(nb):
         at = next(i for i, c in enumerate(nb.cells) if meta(c).get("solution"))
@@ -161,13 +164,32 @@ def test_names_defined_in_cells_grading_drops_are_reported(tmp_path):
         nb.cells[at + 1].source = "def top_carriers_by_teu(n):\n    return TOP_SQL\n"
 
     answers = _submission(tmp_path, edit)
-    assert answers.dropped == {"TOP_SQL"}, answers.dropped  # numbers: imported by a check cell
-    assert any("TOP_SQL" in note and "TODO cell" in note for note in answers.notes)
+    assert answers.dropped == set() and answers.notes == [], answers
+    cells = assemble(SOURCES["00_setup"], answers)
+    kinds = [c["kind"] for c in cells]
+    at = kinds.index("solution")
+    assert kinds[at - 1] == "added" and cells[at - 1]["source"].startswith("TOP_SQL")
+    assert "your added cell (code cell" in cells[at - 1]["label"]
+
+
+def test_names_defined_only_in_an_edited_prebuilt_cell_are_reported(tmp_path):
+    """A pre-built cell runs as released: a helper added into one is named in the notes, and
+    the NameError says why."""
+
+    def edit(nb):
+        at = next(i for i, c in enumerate(nb.cells) if meta(c).get("solution"))
+        prebuilt = max(i for i in range(at) if nb.cells[i].cell_type == "code")
+        nb.cells[prebuilt].source = 'TOP_SQL = "SELECT 1"\n' + nb.cells[prebuilt].source
+        nb.cells[at].source = "def top_carriers_by_teu(n):\n    return TOP_SQL\n"
+
+    answers = _submission(tmp_path, edit)
+    assert answers.dropped == {"TOP_SQL"}, answers.dropped
+    assert any("TOP_SQL" in note and "pre-built cell you edited" in note for note in answers.notes)
     source = _source_with_probes({"top_carriers_by_teu_checks": []})
     run = NotebookRun(status=Status.OK, executed={0})
     run.errors = {0: ["NameError", "name 'TOP_SQL' is not defined"]}
     (row,) = score_notebook("s", source, run, [], answers.dropped)
-    assert "TOP_SQL is defined in a cell of your notebook that grading does not run" in row.message
+    assert "TOP_SQL is defined in a pre-built cell you edited" in row.message
 
 
 def test_an_untouched_notebook_has_no_notes(tmp_path):
@@ -210,13 +232,32 @@ def test_every_notebook_says_to_keep_code_in_the_todo_cell(name):
             assert "Keep all your code for this TODO" in before.source, meta(cell)["grade_id"]
 
 
-def test_one_grading_path():
-    """While in the grader: autograde.py reuses grade.py's assembly and scoring."""
+def test_one_grading_path_of_named_steps():
+    """Issue 22 item 5: autograde.py is folded in; the batch and the notebook assembly are
+    ordered lists of small named steps; every grader module stays under about 400 lines."""
+    import importlib.util
     import inspect
 
-    import grader.autograde as autograde
+    import grader.assembly as assembly
+    import grader.grade as grade
+    import grader.jupyter as jupyter
 
-    text = inspect.getsource(autograde)
-    assert "_nbgrader" not in text and "def _meta" not in text
-    assert "score_notebook" in text and "read_answers" in text
-    assert re.search(r"^STEPS = \(", inspect.getsource(__import__("grader.grade").grade), re.M)
+    assert importlib.util.find_spec("grader.autograde") is None
+    assert [step.__name__ for step in assembly.ASSEMBLY] == [
+        "released_cells",
+        "restore_hidden_tests",
+        "fill_solutions",
+        "insert_added_cells",
+    ]
+    assert [step.__name__ for step in grade.STEPS][:3] == [
+        "load_instructor_notebooks",
+        "collect_submissions",
+        "skip_graded",
+    ]
+    for step in (*assembly.ASSEMBLY, *grade.STEPS):
+        assert step.__doc__ and re.match(r"\d\. ", step.__doc__), step.__name__
+    text = inspect.getsource(jupyter)
+    assert "assemble_cells(" in text and "score_notebook(" in text and "read_answers(" in text
+    folder = Path(grade.__file__).parent
+    sizes = {p.name: len(p.read_text().splitlines()) for p in folder.glob("*.py")}
+    assert all(lines <= 420 for lines in sizes.values()), sizes

@@ -9,18 +9,25 @@ probe gave on the instructor's solution. ``outcome(fn, *args)`` gives ``["ok", v
 in the student's process AND every probe of the cell equals the reference, so always-equal
 objects, patched asserts and printed fake results earn nothing.
 
-The probe files live with the grader, never in the sandbox: the student's process sees a probe
-only while it runs, after all cells ran, and nothing it does then reaches the feedback (a
-failing probe shows the instructor's message, not the student's output).
+The probe files live with the grader, never in the sandbox (a ``grader`` folder inside what the
+sandbox mounts, as in a non-editable install's site-packages, is covered by an empty one): the
+student's process sees a probe only while it runs, one at a time after all cells ran, and
+nothing it does then reaches the feedback (a failing probe shows the instructor's message, not
+the student's output).
+
+A notebook's probes are ``PROBES`` of ``grader/probes/nb_<notebook>.py``. A module that exists
+but does not import is an error (:class:`ProbeModuleError`), never "no probes": that would
+silently drop every value check of the notebook.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 from dataclasses import dataclass
 
-__all__ = ["Probe", "probes_for", "same"]
+__all__ = ["Probe", "ProbeModuleError", "probes_for", "same"]
 
 
 @dataclass(frozen=True)
@@ -43,13 +50,34 @@ class Probe:
     relies_on: tuple[str, ...] = ()
 
 
+class ProbeModuleError(RuntimeError):
+    """A probe module exists but cannot be used (it does not import, or has no PROBES)."""
+
+
 def probes_for(notebook: str) -> dict[str, list[Probe]]:
-    """The probes of a notebook by grade_id (empty when it has none)."""
-    try:
-        module = importlib.import_module(f"grader.probes.nb_{notebook}")
-    except ModuleNotFoundError:
+    """The probes of a notebook by grade_id (empty when the notebook has no probe module).
+
+    Raises:
+        ProbeModuleError: the module exists but raises on import, or its ``PROBES`` is not a
+            dict of lists of :class:`Probe`.
+    """
+    name = f"{__name__}.nb_{notebook}"
+    if importlib.util.find_spec(name) is None:
         return {}
-    return module.PROBES
+    try:
+        module = importlib.import_module(name)
+    except Exception as e:  # any import error: say which module and why, never drop it
+        raise ProbeModuleError(
+            f"the probe module {name} does not import ({type(e).__name__}: {e}); fix it: "
+            "without it no value check of the notebook would run"
+        ) from e
+    probes = getattr(module, "PROBES", None)
+    if not isinstance(probes, dict) or not all(
+        isinstance(items, list) and all(isinstance(p, Probe) for p in items)
+        for items in probes.values()
+    ):
+        raise ProbeModuleError(f"{name}.PROBES must be a dict of grade_id -> list of Probe")
+    return probes
 
 
 def same(got, expected, tolerance: float = 1e-6) -> bool:

@@ -1,13 +1,11 @@
-"""Grade a notebook executed in Jupyter (nbclient), with the same assembly and scoring as
-``workshop grade`` (:mod:`grader.grade`): the tests use it to run notebooks like a classroom
-kernel does.
+"""Grade a notebook executed in Jupyter (nbclient) with the grading path's own assembly and
+scoring: the tests use it to run notebooks like a classroom kernel does.
 
-:func:`assemble` builds the notebook to run like :func:`grader.grade.cells_to_run` does, but
-keeps the hidden tests (as ``nbgrader autograde`` does; ``workshop grade`` runs value checks
-instead);
-:func:`score` turns the executed notebook's error outputs into a :class:`grader.grade.NotebookRun`
-and scores it with :func:`grader.grade.score_notebook` (visible checks only: value checks need
-the grading runner).
+:func:`assemble` builds the notebook with :func:`grader.assembly.assemble`, keeping the hidden
+tests (as ``nbgrader autograde`` does; ``workshop grade`` runs value checks instead);
+:func:`execute` runs it in a fresh kernel; :func:`score` turns the executed notebook's error
+outputs into a :class:`grader.execute.NotebookRun` and scores it with
+:func:`grader.scoring.score_notebook` (visible checks only: value checks need the runner).
 """
 
 from __future__ import annotations
@@ -19,9 +17,13 @@ from pathlib import Path
 
 import nbformat
 
-from grader.grade import NotebookRun, Source, meta, prepare_template, read_answers, score_notebook
+from grader.answers import read_answers
+from grader.assembly import assemble as assemble_cells
+from grader.execute import NotebookRun, prepare_template
 from grader.release import release_notebook
 from grader.results import GradeRow, Status
+from grader.scoring import score_notebook
+from grader.sources import Source, meta
 
 __all__ = ["assemble", "execute", "score", "grade_notebook", "prepare_template"]
 
@@ -36,34 +38,24 @@ def _source(nb: nbformat.NotebookNode, released: nbformat.NotebookNode | None = 
 
 
 def assemble(source: nbformat.NotebookNode, submission: nbformat.NotebookNode | None):
-    """The notebook to run: the source with its hidden tests (as ``nbgrader autograde`` restores
-    them), the student's solution cells swapped in (read like :func:`grader.grade.read_answers`),
-    the released stub where the submission lacks one.
+    """The notebook to run: the grading assembly with the hidden tests kept (as ``nbgrader
+    autograde`` restores them), the submission's TODO cells and added cells in.
 
     Returns:
         (notebook, missing): ``missing`` lists solution grade_ids the submission lacks; those
         keep the released stub (so their checks fail).
     """
-    stubs = {meta(c).get("grade_id"): c.source for c in release_notebook(source).cells}
-    answers = {}
-    if submission is not None:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "submission.ipynb"
-            nbformat.write(submission, path)
-            answers = read_answers(path).cells
-    nb = nbformat.from_dict(nbformat.reads(nbformat.writes(source), as_version=4))
-    missing = []
-    for cell in nb.cells:
-        grade_id = meta(cell).get("grade_id")
-        if cell.cell_type == "code" and meta(cell).get("solution"):
-            if grade_id in answers:
-                cell.source = answers[grade_id]
-            else:
-                cell.source = stubs.get(grade_id, "raise NotImplementedError()")
-                missing.append(grade_id)
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    return nb, missing
+    graded = _source(source, release_notebook(source))
+    answers = read_answers(submission, graded)
+    nb = nbformat.v4.new_notebook(metadata=source.metadata)
+    for cell in assemble_cells(graded, answers, hidden_tests=True):
+        code = nbformat.v4.new_code_cell(cell["source"])
+        original = source.cells[cell["at"]] if cell["kind"] != "added" else None
+        if original is not None and meta(original):
+            code.metadata["nbgrader"] = dict(meta(original))
+        nb.cells.append(code)
+    solutions = [meta(c)["grade_id"] for c in source.cells if meta(c).get("solution")]
+    return nb, [grade_id for grade_id in solutions if grade_id not in answers.cells]
 
 
 def execute(
@@ -108,9 +100,12 @@ def score(nb, run_status: str = "ok", missing: list[str] | None = None) -> list[
     """Score every grade cell of an executed notebook (visible checks; ``missing`` is unused:
     a missing answer kept its stub, so its checks failed)."""
     ended = Status(run_status) if run_status in ("ok", "timeout") else Status.CRASHED
-    run = NotebookRun(status=ended)
     code = [c for c in nb.cells if c.cell_type == "code"]
+    run = NotebookRun(status=ended)
     for index, cell in enumerate(code):
+        info = meta(cell)
+        grade_id = info.get("grade_id") if info.get("grade") else None
+        run.cells.append({"grade_id": grade_id, "label": f"code cell {index + 1}"})
         if cell.get("execution_count") is not None:
             run.executed.add(index)
         errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]

@@ -1,0 +1,267 @@
+"""What grading prepares once per library version, outside any sandbox: the prepared database
+every notebook copies, the bytecode of what the sandboxed runner imports, the released
+version of each instructor notebook (nbgrader's preprocessors, whose import costs seconds),
+and the embeddings of the texts the untouched released notebooks embed.
+
+The embeddings: a run of every released notebook with no answer in it (instructor code on
+the demo data, the same for every student; no solution, no value check, nothing hidden)
+records each text it embedded; every sandbox's runner puts those vectors into its embedding
+model's cache before it forks the notebooks, which then skip the model for them (about half of
+a correct submission's embedding time). The model is deterministic, so a cached vector is the
+one the notebook would compute; texts a submission's own answers or the value checks embed
+are never shared.
+
+Both live in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, then
+``agent-harness-workshop/``), are written only by the grader's own process, and are mounted
+read-only in the sandbox. The bytecode matters because the sandbox cannot write
+``__pycache__`` (its view of the environment is read-only), and an environment installed
+without compiled bytecode (uv's default) or used with ``PYTHONDONTWRITEBYTECODE`` would
+otherwise compile pandas, matplotlib, IPython and the rest from source in every sandbox: about
+2 of its 4 seconds of start-up. Python checks each cached file against its source's time and
+size, so a stale one is never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = [
+    "cache_root",
+    "harness_dir",
+    "hidden_markers",
+    "released_notebook",
+    "library_digest",
+    "shared_template",
+    "prepare_bytecode",
+    "pycache_dir",
+    "ready_pycache",
+    "prepare_embeddings",
+    "find_embeddings",
+    "ready_embeddings",
+]
+
+#: The bytecode folder once :func:`prepare_bytecode` made it, for this process's sandboxes.
+_READY: dict[str, Path] = {}
+
+
+def cache_root() -> Path:
+    """``$XDG_CACHE_HOME/agent-harness-workshop`` (default ``~/.cache/...``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / (
+        "agent-harness-workshop"
+    )
+
+
+def harness_dir() -> Path:
+    """The ``agent_harness`` package's folder, found as an import would, without importing it."""
+    spec = importlib.util.find_spec("agent_harness")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("agent_harness is not installed: run setup/bootstrap.py")
+    return Path(spec.origin).resolve().parent
+
+
+def library_digest() -> str:
+    """A digest of the agent_harness package's files (its code, SQL, data and skills)."""
+    digest = hashlib.sha256()
+    root = harness_dir()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def shared_template() -> Path:
+    """The prepared embedded database, built once per library version."""
+    from grader.execute import prepare_template
+
+    folder = cache_root() / f"template-{library_digest()}"
+    if (folder / "harness.db").exists():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix="building-", dir=folder.parent))
+    try:
+        prepare_template(building / "db")
+        os.replace(building / "db", folder)
+    except OSError:  # another grader built it meanwhile
+        if not (folder / "harness.db").exists():
+            raise
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return folder
+
+
+def pycache_dir() -> Path:
+    """Where the runner's bytecode is kept (``PYTHONPYCACHEPREFIX`` in the sandbox)."""
+    return cache_root() / "pycache"
+
+
+def _bytecode_key(package_root: str) -> str:
+    site = [p for p in sys.path if p.endswith("site-packages")]
+    stamp = [f"{p}:{os.stat(p).st_mtime_ns}" for p in site if os.path.isdir(p)]
+    key = "\n".join([sys.version, package_root, library_digest(), *stamp])
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def prepare_bytecode() -> Path | None:
+    """Compile what the runner imports into :func:`pycache_dir` (once per environment and
+    library version: a run of the runner's warm-up, outside the sandbox); None if it failed
+    (the sandbox then compiles from source, as before)."""
+    from grader.sandbox import RUNNER, _environment, _package_root
+
+    folder = pycache_dir()
+    marker = folder / f".ready-{_bytecode_key(_package_root())}"
+    if marker.exists():
+        _READY["folder"] = folder
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    env = _environment(str(Path(tempfile.gettempdir())))
+    env["PYTHONPYCACHEPREFIX"] = str(folder)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    try:
+        done = subprocess.run(
+            [sys.executable, str(RUNNER), "--warm-up-only"],
+            env=env,
+            capture_output=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    marker.touch()
+    _READY["folder"] = folder
+    return folder
+
+
+def ready_pycache() -> Path | None:
+    """The bytecode folder the sandboxes of this process use (None until prepared)."""
+    return _READY.get("folder")
+
+
+def _nbgrader_key(*parts: bytes) -> str:
+    digest = hashlib.sha256(importlib.metadata.version("nbgrader").encode())
+    digest.update(Path(__file__).with_name("release.py").read_bytes())
+    for part in parts:
+        digest.update(part)
+    return digest.hexdigest()[:16]
+
+
+def hidden_markers() -> tuple[str, str]:
+    """nbgrader's hidden-test delimiters (ClearHiddenTests settings), kept per nbgrader version."""
+    path = cache_root() / f"hidden-markers-{_nbgrader_key()}.json"
+    try:
+        begin, end = json.loads(path.read_text(encoding="utf-8"))
+        return begin, end
+    except (OSError, ValueError):
+        pass
+    from nbgrader.preprocessors import ClearHiddenTests
+
+    settings = ClearHiddenTests()
+    markers = (settings.begin_test_delimeter, settings.end_test_delimeter)
+    _write_atomic(path, json.dumps(markers))
+    return markers
+
+
+def released_notebook(source_path: Path):
+    """The released version of an instructor notebook (:func:`grader.release.release_notebook`),
+    kept per notebook content, nbgrader version and release code."""
+    import nbformat
+
+    data = Path(source_path).read_bytes()
+    path = cache_root() / "released" / f"{_nbgrader_key(data)}.ipynb"
+    try:
+        return nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    except (OSError, ValueError):
+        pass
+    from grader.release import release_notebook
+
+    released = release_notebook(nbformat.reads(data.decode("utf-8"), as_version=4))
+    _write_atomic(path, nbformat.writes(released))
+    return released
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache: computed again next time
+
+
+def _embeddings_path(sources) -> Path:
+    digest = hashlib.sha256(b"untouched, no value checks\0" + library_digest().encode())
+    for source in sources:
+        digest.update(source.name.encode())
+        digest.update(json.dumps(source.released, sort_keys=True).encode())
+    return cache_root() / f"embeddings-{digest.hexdigest()[:16]}.json"
+
+
+def prepare_embeddings(sources, template: Path) -> Path | None:
+    """Embed what the untouched released notebooks embed, once per library version and
+    notebooks (one sandboxed run of each, no answers, no value checks); None if it failed."""
+    from grader.execute import run_notebooks
+    from grader.sandbox import Limits
+
+    path = _embeddings_path(sources)
+    if path.exists():
+        _READY["embeddings"] = path
+        return path
+    with tempfile.TemporaryDirectory(prefix="embeddings-") as job:
+        jobs = [(source, {}) for source in sources]
+        runs = run_notebooks(
+            jobs, Path(job), template, Limits.for_grading(), 60, 300, collect_embeddings=True
+        )
+    texts, vectors = [], []
+    for run in runs:
+        found = run.embeddings or {}
+        if isinstance(found.get("texts"), list) and isinstance(found.get("vectors"), str):
+            texts.append(found["texts"])
+            vectors.append(found["vectors"])
+    if not texts:
+        return None
+    merged = _merge(texts, vectors)
+    _write_atomic(path, json.dumps(merged))
+    _READY["embeddings"] = path
+    return path
+
+
+def _merge(texts: list[list[str]], vectors: list[str]) -> dict:
+    import base64
+
+    import numpy
+
+    kept: dict[str, bytes] = {}
+    for names, encoded in zip(texts, vectors):
+        rows = numpy.frombuffer(base64.b64decode(encoded), dtype=numpy.float32)
+        rows = rows.reshape(len(names), -1) if names else rows
+        for name, row in zip(names, rows):
+            kept.setdefault(name, row.tobytes())
+    return {
+        "texts": list(kept),
+        "vectors": base64.b64encode(b"".join(kept.values())).decode("ascii"),
+    }
+
+
+def find_embeddings(sources) -> Path | None:
+    """Use the embeddings file of these notebooks if grading prepared it (never builds it)."""
+    path = _embeddings_path(sources)
+    if path.exists():
+        _READY["embeddings"] = path
+        return path
+    return None
+
+
+def ready_embeddings() -> Path | None:
+    """The embeddings file the sandboxes of this process preload (None until prepared or found)."""
+    return _READY.get("embeddings")
