@@ -85,11 +85,16 @@ class ProvenanceRecorder(TurnHooks):
         )
         identity = getattr(self.harness, "identity", None)
         if identity is not None and not identity.owner:  # why this turn saw what it saw
-            self._event(
-                turn,
-                "identity",
-                name=identity.user,
-                detail={**identity.to_dict(), "policy": identity.describe()},
+            # seq 0, written before any other hook's: the trail starts with it
+            self.store.add_event(
+                {
+                    "turn_id": turn.turn_id,
+                    "seq": 0,
+                    "kind": "identity",
+                    "at": utc_now(),
+                    "name": identity.user,
+                    "detail": finite({**identity.to_dict(), "policy": identity.describe()}),
+                }
             )
 
     def on_tools_offered(self, turn: TurnResult) -> None:
