@@ -130,14 +130,23 @@ def lab(port: int, no_browser: bool, instructor: bool) -> None:
 )
 @click.option("--port", default=8866, show_default=True, help="Port on 127.0.0.1.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
-def chat(backend: str | None, agent: str | None, port: int, no_browser: bool) -> None:
+@click.option("--identity", "identity_text", default=None, help=_IDENTITY_HELP)
+def chat(
+    backend: str | None,
+    agent: str | None,
+    port: int,
+    no_browser: bool,
+    identity_text: str | None,
+) -> None:
     """Chat with the agent in the glass box: a page served by Voilà on 127.0.0.1.
 
     Left, the conversation (threads kept in the database: switch, reopen); right, live while
     each turn runs: the memory hits, the skills, the tools offered and why, each model step
     and tool call (arguments, latency, outcome, breaker state, offload handle), the answer,
     and a context meter of the next request against the model's window. The live model when
-    OPENAI_API_KEY is set (answers streamed), the offline replay model otherwise.
+    OPENAI_API_KEY is set (answers streamed), the offline replay model otherwise. With
+    --identity the chat acts for that identity: the database filters and masks what every
+    tool reads, and the trail starts with the identity.
     """
     from agent_harness.glass_box.page import LOOPBACK, chat_command, voila_missing
     from agent_harness.handover import hand_over
@@ -145,6 +154,7 @@ def chat(backend: str | None, agent: str | None, port: int, no_browser: bool) ->
     problem = voila_missing()
     if problem:
         raise click.ClickException(problem)
+    identity = _identity(identity_text)
     harness = _connect(prepare=True, backend=backend)  # prepares the database on first use
     try:
         if agent and agent not in harness.agents.names():
@@ -155,7 +165,11 @@ def chat(backend: str | None, agent: str | None, port: int, no_browser: bool) ->
         click.echo(harness.describe())
     finally:
         harness.close()
-    command, env = chat_command(folder, port, backend=backend, agent=agent, no_browser=no_browser)
+    if identity is not None:
+        click.echo(f"acting for {identity.describe()}")
+    command, env = chat_command(
+        folder, port, backend=backend, agent=agent, identity=identity, no_browser=no_browser
+    )
     click.echo(f"the glass box at http://{LOOPBACK}:{port}/ (Voilà); Ctrl+C stops")
     hand_over(command, env)
 
