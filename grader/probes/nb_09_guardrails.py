@@ -209,12 +209,16 @@ _base = _fp()
 value = [type(_base) is str, _fp() == _base]
 h.backend.execute("UPDATE supplychain.carriers SET name = name || ' (probe)'"
                   " WHERE carrier_id = (SELECT MIN(carrier_id) FROM supplychain.carriers)")
+h.backend.execute("UPDATE supplychain.ports SET berths = berths + 2"
+                  " WHERE port_code = (SELECT MAX(port_code) FROM supplychain.ports)")
 _ids = [h.memory.add(f"probe memory {i} about ports and berths", kind="note") for i in range(3)]
 try:
     value.append(_fp() == _base)
 finally:
     h.backend.execute("UPDATE supplychain.carriers SET name = substr(name, 1, length(name) - 8)"
                       " WHERE carrier_id = (SELECT MIN(carrier_id) FROM supplychain.carriers)")
+    h.backend.execute("UPDATE supplychain.ports SET berths = berths - 2"
+                      " WHERE port_code = (SELECT MAX(port_code) FROM supplychain.ports)")
     for _i in _ids:
         h.memory.delete(_i)
 _none = [_fp(o) for o in ("PROBE_NOBODY", "Z", "SUPPLYCHAIN_OLD")]
@@ -328,7 +332,7 @@ PROBES = {
             "stable",
             _FP_SETUP + _F_STABLE,
             "the fingerprint is not a str, changes between two calls, moves when rows of "
-            "other tables change or memories are added, or differs between probe owners "
+            "the data change or memories are added, or differs between probe owners "
             "without tables",
         ),
     ],
