@@ -8,8 +8,8 @@ policy, and record the sorted keys of the rows selected (or what was raised).
 
 ``voyage_document``: the probes read documents of other voyages than the visible checks, with
 the owner's harness and with harnesses of probe identities (regions with and without the
-finance role), and of probe-only voyages they add and remove (two containers without cargo,
-no containers); they record each document as plain data, with and without its etag.
+finance role), and of probe-only voyages they add and remove (containers without cargo, with
+items some of which have no value, no containers); they record each document as plain data, with and without its etag.
 
 ``catalog_fingerprint``: the probes change the catalog in ways the visible checks do not
 (other comments, the same comment written again, a table with two columns, a second table,
@@ -117,6 +117,7 @@ _SPARE = 919_001
 
 
 def _drop_spare():
+    h.backend.execute("DELETE FROM supplychain.cargo_items WHERE container_no LIKE 'PRBU%'")
     h.backend.execute("DELETE FROM supplychain.containers WHERE voyage_id IN (:v, :w)",
                       {"v": _SPARE, "w": _SPARE + 1})
     h.backend.execute("DELETE FROM supplychain.voyages WHERE voyage_id IN (:v, :w)",
@@ -134,12 +135,18 @@ def _add_spare():
             " 'DELAYED', :region, 42 FROM supplychain.voyages"
             " WHERE voyage_id = (SELECT MAX(voyage_id) FROM supplychain.voyages)",
             {"v": _v, "code": _code, "region": _region})
-    for _no in ("PRBU0000002", "PRBU0000001"):
+    for _no in ("PRBU0000002", "PRBU0000001", "PRBU0000003"):
         h.backend.execute(
             "INSERT INTO supplychain.containers (container_no, voyage_id, container_type,"
             " size_ft, consignor, consignee, status, gross_weight_kg)"
             " VALUES (:no, :v, 'REEFER', 40, 'Probe', 'Probe', 'BOOKED', 3000)",
             {"no": _no, "v": _SPARE})
+    for _item, _no, _value in ((919_001, "PRBU0000002", None), (919_002, "PRBU0000002", 7),
+                               (919_003, "PRBU0000002", 11), (919_004, "PRBU0000003", None)):
+        h.backend.execute(
+            "INSERT INTO supplychain.cargo_items (item_id, container_no, description, quantity,"
+            " unit_value_cents) VALUES (:i, :no, 'Probe goods', 3, :c)",
+            {"i": _item, "no": _no, "c": _value})
 """
 
 _D_FIELDS = """
@@ -314,9 +321,10 @@ PROBES = {
             "policy",
             _DOC_SETUP + _D_POLICY,
             "documents read with the harness of a probe identity (another region, with and "
-            "without the finance role), or of probe voyages (containers without cargo, no "
-            "containers), are wrong: a voyage outside the regions gives None, a masked or "
-            "missing value a cargoValueCents of None",
+            "without the finance role), or of probe voyages (containers without cargo or with "
+            "items without a value, no containers), are wrong: a voyage outside the regions "
+            "gives None, items without a value are left out of the sum, and a container with "
+            "no known value has a cargoValueCents of None",
         ),
     ],
     "voyage_document_etag": [
