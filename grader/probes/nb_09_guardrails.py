@@ -9,7 +9,8 @@ policy, and record the sorted keys of the rows selected (or what was raised).
 ``voyage_document``: the probes read documents of other voyages than the visible checks, with
 the owner's harness and with harnesses of probe identities (regions with and without the
 finance role), and of probe-only voyages they add and remove (containers without cargo, with
-items some of which have no value, no containers); they record each document as plain data, with and without its etag.
+items some of which have no value, no containers); they record each document as plain data,
+with and without its etag.
 
 ``catalog_fingerprint``: the probes change the catalog in ways the visible checks do not
 (other comments, the same comment written again, a table with two columns, a second table,
