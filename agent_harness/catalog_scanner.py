@@ -5,7 +5,12 @@ ALL_COL_COMMENTS, ALL_CONSTRAINTS, ALL_CONS_COLUMNS); the embedded backend emula
 SQL here is the same on both backends. Each fact becomes a memory of kind ``table``, ``column``
 or ``relationship`` whose subject names it (``SUPPLYCHAIN.VESSELS.CAPACITY_TEU``). Scanning is
 idempotent by content hash: an unchanged fact writes nothing, a changed comment updates exactly
-that memory, and a fact whose object disappeared is deleted.
+that memory, and a fact whose object disappeared is deleted; other memories about a table that
+disappeared (notes, findings) are retired (kind ``retired``, with the reason).
+
+Under an identity the facts describe the data as that identity sees it: row counts come from
+the identity's read-only connection (its policy's rows), a table the policy closes says so,
+and a masked column's fact says it reads as NULL. Nothing in a fact is a sample of the data.
 """
 
 from __future__ import annotations
@@ -13,11 +18,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent_harness.backends.errors import BackendError
+from agent_harness.backends.roles.policy import MASKED_COLUMNS
+from agent_harness.identity import Identity
 from agent_harness.memory import MemoryStore, content_hash
 
 __all__ = ["CatalogScanner", "Fact", "TABLES_SQL", "COLUMNS_SQL", "FOREIGN_KEYS_SQL"]
 
 FACT_KINDS = ("table", "column", "relationship")
+#: The kind a memory gets when the table it is about was dropped.
+RETIRED = "retired"
+# Kinds never retired: the catalog's own (re-created by the scan) and stored tool outputs.
+_NOT_RETIRED = (*FACT_KINDS, "tool_output", RETIRED)
 
 # ALL_TAB_COLUMNS lists INVISIBLE columns too, with a NULL COLUMN_ID (only hidden,
 # system-generated columns are left out): the filter keeps the facts to the visible columns, as
@@ -75,11 +87,15 @@ class CatalogScanner:
     Args:
         backend: The database whose catalog is read.
         memory: Where the facts go.
+        identity: Whose view of the data the facts describe (None: the owner's).
     """
 
-    def __init__(self, backend, memory: MemoryStore):
+    def __init__(self, backend, memory: MemoryStore, identity: Identity | None = None):
         self.backend = backend
         self.memory = memory
+        self.identity = identity if identity is not None and not identity.owner else None
+        #: Ids of the memories the last :meth:`scan` retired.
+        self.last_retired: list[int] = []
 
     @staticmethod
     def _owner(owner: str) -> str:
@@ -87,10 +103,20 @@ class CatalogScanner:
             raise ValueError(f"owner {owner!r} is not a schema name (e.g. 'SUPPLYCHAIN')")
         return owner.upper()
 
-    def row_count(self, owner: str, table: str) -> int:
-        """Rows in ``owner.table`` (names are checked identifiers, never raw user text)."""
+    def row_count(self, owner: str, table: str) -> int | None:
+        """Rows in ``owner.table`` (names are checked identifiers, never raw user text).
+
+        Under an identity: the rows its policy shows, or None when the policy closes the table.
+        """
         owner, table = self._owner(owner), self._owner(table)
-        return int(self.backend.query(f"SELECT COUNT(*) AS n FROM {owner}.{table}")[0]["n"])
+        sql = f"SELECT COUNT(*) AS n FROM {owner}.{table}"
+        if self.identity is None:
+            return int(self.backend.query(sql)[0]["n"])
+        try:
+            result = self.backend.readonly_query(sql, {}, max_rows=1, timeout_s=10.0)
+        except BackendError:
+            return None
+        return int(result.rows[0][0])
 
     def table_facts(self, owner: str = "SUPPLYCHAIN") -> list[Fact]:
         """One fact per table: its documented purpose and row count."""
@@ -100,11 +126,14 @@ class CatalogScanner:
             name = row["table_name"]
             rows = self.row_count(owner, name)
             purpose = (row["comments"] or "no documented purpose").strip()
+            size = f"{rows} rows" if rows is not None else "rows not readable for you"
+            if rows is not None and self.identity is not None:
+                size += f" visible to {self.identity.user}"
             facts.append(
                 Fact(
                     "table",
                     f"{owner}.{name}",
-                    f"Table {owner}.{name}: {purpose} ({rows} rows)",
+                    f"Table {owner}.{name}: {purpose} ({size})",
                     {"owner": owner, "table": name, "row_count": rows},
                 )
             )
@@ -118,6 +147,9 @@ class CatalogScanner:
             table, column = row["table_name"], row["column_name"]
             null = "nullable" if row["nullable"] == "Y" else "NOT NULL"
             comment = (row["comments"] or "no comment").strip()
+            role = MASKED_COLUMNS.get((table.lower(), column.lower()))
+            if self.identity is not None and role and role not in self.identity.roles:
+                comment += f" Masked for you: it reads as NULL without the {role} role."
             facts.append(
                 Fact(
                     "column",
@@ -189,4 +221,31 @@ class CatalogScanner:
             if key not in seen:
                 self.memory.delete(old.id)
                 counts["removed"] += 1
+        tables = {k[1] for k in seen if k[0] == "table"}
+        dropped = sorted({k[1] for k in existing if k[0] == "table"} - tables)
+        self.last_retired = self.retire(dropped) if dropped else []
         return counts
+
+    def retire(self, subjects: list[str]) -> list[int]:
+        """Retire the memories about these dropped tables (``OWNER.TABLE``): each becomes a
+        memory of kind ``retired`` that says why; the original goes. Returns the new ids."""
+        prefixes = tuple(s.upper() for s in subjects)
+        retired = []
+        for m in self.memory.list(limit=100_000):
+            subject = (m.subject or "").upper()
+            if m.kind in _NOT_RETIRED or not any(
+                subject == p or subject.startswith(p + ".") for p in prefixes
+            ):
+                continue
+            table = next(p for p in prefixes if subject == p or subject.startswith(p + "."))
+            retired.append(
+                self.memory.add(
+                    f"[retired: {table} no longer exists] {m.content}",
+                    kind=RETIRED,
+                    subject=m.subject,
+                    metadata={**m.metadata, "retired_kind": m.kind, "retired_because": table},
+                    thread_id=m.thread_id,
+                )
+            )
+            self.memory.delete(m.id)
+        return retired

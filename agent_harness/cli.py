@@ -1,5 +1,5 @@
-"""The ``workshop`` command: setup, lab, chat, doctor, call, search, ooda, mcp, release, grade,
-check, export, skills."""
+"""The ``workshop`` command: setup, lab, chat, doctor, call, search, ooda, mcp, rescan, release,
+grade, check, export, skills."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import sys
+import time
 
 import click
 
@@ -22,6 +23,26 @@ def _connect(prepare: bool = False, **kwargs):
         return connect(prepare=prepare, **kwargs)
     except Exception as e:  # show the actionable message, not a traceback
         raise click.ClickException(str(e)) from e
+
+
+def _identity(text: str | None):
+    """``--identity`` as an Identity (None: the workshop owner); a bad one is a usage error."""
+    if not text:
+        return None
+    from agent_harness.identity import Identity, IdentityError
+
+    try:
+        return Identity.parse(text)
+    except IdentityError as e:
+        raise click.BadParameter(str(e), param_hint="--identity") from None
+
+
+_IDENTITY_HELP = (
+    "Act for this identity: user[:role,role[:REGION,REGION]] (e.g. ana:analyst:ATLANTIC) or a"
+    " JSON object with user, roles, regions. The database then shows only voyages of those"
+    " regions and masks cargo_items.unit_value_cents without the finance role. Default: the"
+    " workshop owner, who sees everything."
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -109,14 +130,23 @@ def lab(port: int, no_browser: bool, instructor: bool) -> None:
 )
 @click.option("--port", default=8866, show_default=True, help="Port on 127.0.0.1.")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
-def chat(backend: str | None, agent: str | None, port: int, no_browser: bool) -> None:
+@click.option("--identity", "identity_text", default=None, help=_IDENTITY_HELP)
+def chat(
+    backend: str | None,
+    agent: str | None,
+    port: int,
+    no_browser: bool,
+    identity_text: str | None,
+) -> None:
     """Chat with the agent in the glass box: a page served by Voilà on 127.0.0.1.
 
     Left, the conversation (threads kept in the database: switch, reopen); right, live while
     each turn runs: the memory hits, the skills, the tools offered and why, each model step
     and tool call (arguments, latency, outcome, breaker state, offload handle), the answer,
     and a context meter of the next request against the model's window. The live model when
-    OPENAI_API_KEY is set (answers streamed), the offline replay model otherwise.
+    OPENAI_API_KEY is set (answers streamed), the offline replay model otherwise. With
+    --identity the chat acts for that identity: the database filters and masks what every
+    tool reads, and the trail starts with the identity.
     """
     from agent_harness.glass_box.page import LOOPBACK, chat_command, voila_missing
     from agent_harness.handover import hand_over
@@ -124,6 +154,7 @@ def chat(backend: str | None, agent: str | None, port: int, no_browser: bool) ->
     problem = voila_missing()
     if problem:
         raise click.ClickException(problem)
+    identity = _identity(identity_text)
     harness = _connect(prepare=True, backend=backend)  # prepares the database on first use
     try:
         if agent and agent not in harness.agents.names():
@@ -134,7 +165,11 @@ def chat(backend: str | None, agent: str | None, port: int, no_browser: bool) ->
         click.echo(harness.describe())
     finally:
         harness.close()
-    command, env = chat_command(folder, port, backend=backend, agent=agent, no_browser=no_browser)
+    if identity is not None:
+        click.echo(f"acting for {identity.describe()}")
+    command, env = chat_command(
+        folder, port, backend=backend, agent=agent, identity=identity, no_browser=no_browser
+    )
     click.echo(f"the glass box at http://{LOOPBACK}:{port}/ (Voilà); Ctrl+C stops")
     hand_over(command, env)
 
@@ -288,7 +323,16 @@ def ooda(dry_run: bool, as_json: bool, show_all: bool) -> None:
     help="Require 'Authorization: Bearer TOKEN' (--http; repeat for several clients; "
     "default: $WORKSHOP_MCP_TOKEN, comma-separated).",
 )
-def mcp(use_http: bool, host: str, port: int, tools: str | None, agent: str | None, tokens) -> None:
+@click.option("--identity", "identity_text", default=None, help=_IDENTITY_HELP)
+def mcp(
+    use_http: bool,
+    host: str,
+    port: int,
+    tools: str | None,
+    agent: str | None,
+    tokens,
+    identity_text: str | None,
+) -> None:
     """Serve the harness's tools over MCP (stdio by default; --http for loopback HTTP).
 
     Any MCP client (Claude Desktop, VS Code, the MCP inspector) lists and calls the same tools
@@ -297,12 +341,14 @@ def mcp(use_http: bool, host: str, port: int, tools: str | None, agent: str | No
     clients when the tool set changes. With --http the endpoint is http://HOST:PORT/mcp; give
     it a --token on a machine others can log in to. With --agent each client sees progressive
     disclosure: the agent's always-on tools, then what each skill it loads unlocks (for that
-    client only; a list_changed each time).
+    client only; a list_changed each time). With --identity every client acts for that
+    identity: the database filters and masks what every tool reads, and no call can change it.
     """
     from agent_harness.mcp.auth import tokens_from
     from agent_harness.mcp.serving import PortInUse, bind, check_host, serve_http, serve_stdio
 
     only = [t.strip() for t in tools.split(",") if t.strip()] if tools else None
+    identity = _identity(identity_text)
     try:  # refuse what cannot work before connecting, printing or starting anything
         secrets = tokens_from(tokens) if use_http else []
         if use_http:
@@ -311,7 +357,9 @@ def mcp(use_http: bool, host: str, port: int, tools: str | None, agent: str | No
     except (ValueError, PortInUse) as e:
         raise click.ClickException(str(e)) from None
     with contextlib.redirect_stdout(sys.stderr):  # stdio: stdout carries JSON-RPC only
-        h = _connect()
+        h = _connect(identity=identity)
+    if identity is not None:
+        click.echo(f"acting for {identity.describe()}", err=True)
 
     def ready(stop, url) -> None:
         guarded = " (bearer token required)" if secrets else ""
@@ -326,6 +374,38 @@ def mcp(use_http: bool, host: str, port: int, tools: str | None, agent: str | No
         raise click.ClickException(str(e)) from None
     finally:
         h.close()
+
+
+@cli.command()
+@click.option("--watch", is_flag=True, help="Keep checking every --period seconds (Ctrl+C stops).")
+@click.option(
+    "--period",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(min=0.5),
+    help="Seconds between checks with --watch.",
+)
+@click.option("--force", is_flag=True, help="Re-scan even when the catalog did not change.")
+@click.option("--identity", "identity_text", default=None, help=_IDENTITY_HELP)
+def rescan(watch: bool, period: float, force: bool, identity_text: str | None) -> None:
+    """Keep the catalog in memory current: re-scan SUPPLYCHAIN when its schema or comments changed.
+
+    Compares the catalog's fingerprint (tables, columns, types, comments, foreign keys) with the
+    one last scanned into this memory scope; on a change it re-scans, removes the facts of
+    dropped objects and retires other memories about dropped tables. On Oracle a scheduler job
+    also queues changes in the database (catalog_changes). With --watch it checks every
+    --period seconds, one line per check.
+    """
+    harness = _connect(prepare=True, identity=_identity(identity_text))
+    with harness:
+        watcher = harness.catalog_watch
+        try:
+            click.echo(watcher.check(force=force).summary())
+            while watch:
+                time.sleep(period)
+                click.echo(watcher.check().summary())
+        except KeyboardInterrupt:
+            click.echo("stopped")
 
 
 @cli.command()

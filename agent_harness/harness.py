@@ -11,8 +11,10 @@ import numpy as np
 from agent_harness.agents import PROJECT_AGENTS, AgentLibrary
 from agent_harness.backends import Scope, open_backend
 from agent_harness.catalog_scanner import CatalogScanner
+from agent_harness.catalog_watch import CatalogFreshness, CatalogWatcher
 from agent_harness.config import Settings
 from agent_harness.embeddings import get_embedder
+from agent_harness.identity import Identity
 from agent_harness.knowledge_hits import KnowledgeRecorder
 from agent_harness.memory import MemoryStore
 from agent_harness.observability import configure_from_env
@@ -24,15 +26,16 @@ from agent_harness.supplychain.tools import tools as supplychain_tools
 from agent_harness.tools import REGISTERED, Tool, ToolRegistry
 from agent_harness.tools.core import tools as core_tools
 from agent_harness.tools.diagnostics import tools as diagnostics_tools
+from agent_harness.tools.documents import tools as document_tools
 
 __all__ = ["Harness", "connect", "library_tools", "StepResult", "PrepareError"]
 
 
 def library_tools() -> list[Tool]:
-    """The tools every harness registers: the core tools, the SUPPLYCHAIN tools, then the
-    diagnostics tools (your own ``@register``-ed tools join them, see
+    """The tools every harness registers: the core tools, ``get_document``, the SUPPLYCHAIN
+    tools, then the diagnostics tools (your own ``@register``-ed tools join them, see
     :mod:`agent_harness.tools.decorator`)."""
-    return [*core_tools(), *supplychain_tools(), *diagnostics_tools()]
+    return [*core_tools(), *document_tools(), *supplychain_tools(), *diagnostics_tools()]
 
 
 class PrepareError(RuntimeError):
@@ -53,9 +56,14 @@ class Harness:
 
     Attributes:
         settings: Where and who.
+        identity: Who the harness acts for (:class:`~agent_harness.identity.Identity`; the
+            workshop owner when opened without one). Bound to the database connections when
+            they open; read-only.
         backend: The database (embedded SQLite or Oracle).
         memory: Long-term memory (add, list, delete, search).
         catalog: The catalog scanner.
+        catalog_watch: Keeps the catalog facts current (the change detector, on a schedule).
+        documents: Voyage and vessel as JSON documents (``get``, ``update`` with an etag).
         tools: The tool registry (retrieve, call): the library's tools plus every
             ``@register``-ed one, those registered later included.
         skills: The skills library (manifest, load, resolve: what a skill unlocks).
@@ -66,27 +74,38 @@ class Harness:
         turn_hooks: What the agent loop calls at each step (provenance, tracing).
     """
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, identity: Identity | None = None):
         self.settings = settings
-        self.backend = open_backend(settings)
+        identity = identity or Identity.owner_of(settings.user_id)
+        self._identity = identity
+        self.backend = open_backend(settings, None if identity.owner else identity)
         self.backend.migrate()
-        self.scope = Scope(settings.user_id, settings.agent_id)
+        # An identity's memories are its own: what one stored never reaches another.
+        self.scope = Scope(identity.key, settings.agent_id)
         self.memory = MemoryStore(self.backend, self.scope, self.embed)
-        self.catalog = CatalogScanner(self.backend, self.memory)
+        self.catalog = CatalogScanner(self.backend, self.memory, identity)
+        self.catalog_watch = CatalogWatcher(self)
+        self.documents = self.backend.documents
         self.skills = SkillLibrary(self)
         self.scratchpad = Scratchpad(self.backend, self.scope)
         self.offload = ToolOutputLog(self.memory)
         self.tools = ToolRegistry(self, library_tools(), registered=REGISTERED)
         self.agents = AgentLibrary(self)
         self.provenance = Provenance(self.backend)
-        #: Turn hooks of the agent loop: provenance trail (the memory hits of each turn's
-        #: context in it too) and OpenTelemetry turn spans.
+        #: Turn hooks of the agent loop: the catalog's freshness check, provenance trail (the
+        #: memory hits of each turn's context in it too) and OpenTelemetry turn spans.
         self.turn_hooks: list = [
+            CatalogFreshness(self),
             ProvenanceRecorder(self),
             KnowledgeRecorder(self),
             TurnTracer(self),
         ]
         self._llm = None
+
+    @property
+    def identity(self) -> Identity:
+        """Who the harness acts for (fixed when it was opened)."""
+        return self._identity
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Embed texts: in the database when the backend embeds there (Oracle's in-database
@@ -175,12 +194,13 @@ class Harness:
 
         def data() -> str:
             if self.backend.supplychain_loaded() and not reload_data:
-                return "already loaded"
+                policy = self.backend.supplychain.install_policy()
+                return "already loaded" + (f"; {policy}" if policy else "")
             counts = self.backend.load_supplychain(TABLES, generate())
             return f"loaded {sum(counts.values())} rows in {len(counts)} tables"
 
         def scan() -> str:
-            counts = self.catalog.scan("SUPPLYCHAIN")
+            counts = self.catalog_watch.check(force=True).counts or {}
             return ", ".join(f"{v} {k}" for k, v in counts.items())
 
         def skills() -> str:
@@ -217,6 +237,7 @@ class Harness:
 
     def close(self) -> None:
         """Close the database connections (the registry stops following ``@register``)."""
+        self.catalog_watch.stop()
         self.tools.close()
         self.backend.close()
 
@@ -234,6 +255,7 @@ def connect(
     agent_id: str | None = None,
     prepare: bool = True,
     verbose: bool = False,
+    identity: Identity | dict | str | None = None,
 ) -> Harness:
     """Open the workshop harness (settings from the environment, arguments win).
 
@@ -244,17 +266,34 @@ def connect(
         agent_id: Memory scope agent (default ``supplychain-agent``).
         prepare: Prepare the database first when it is not ready (as ``workshop setup``).
         verbose: Print which backend is used and why, and each preparation step.
+        identity: Who the harness acts for: ``{"user": "ana", "roles": ["analyst"],
+            "regions": ["ATLANTIC"]}``, an :class:`~agent_harness.identity.Identity` or
+            ``"ana:analyst:ATLANTIC"``. The database then shows only voyages of those regions
+            (and what hangs off them), and ``cargo_items.unit_value_cents`` as NULL without the
+            ``finance`` role, to every tool, SQL tool, MCP client and the catalog scan. None:
+            the workshop owner, who sees everything. The memory scope is the identity's own.
 
     Returns:
         A :class:`Harness`.
+
+    Raises:
+        IdentityError: The identity is not valid (the message says what to give).
     """
+    who = Identity.of(identity)
+    if who is not None and user_id is not None:
+        raise ValueError(
+            "give user_id or identity, not both: an identity's memory scope is its own"
+            f" ({who.key!r})"
+        )
     settings = Settings.from_env(
         backend=backend, data_dir=data_dir, user_id=user_id, agent_id=agent_id
     )
     configure_from_env()
-    harness = Harness(settings)
+    harness = Harness(settings, who)
     if verbose:
         print(harness.describe())
+        if who is not None:
+            print(f"acting for {who.describe()}")
     if prepare and not harness.is_prepared():
         report = (lambda s: print(f"  {s.name}: {s.detail} ({s.seconds}s)")) if verbose else None
         if verbose:

@@ -9,6 +9,8 @@ one ``agent_turns`` row and a tree of ``turn_events``:
 * ``model_step`` per model request (request size, tools sent, usage tokens, duration, forced),
   with one ``tool_call`` child per call (linked to its telemetry row by ``telemetry_id``; ok,
   error type, output size) and an ``offload`` child when the output was stored whole;
+* ``identity`` first, when the harness acts for an identity: who, their roles and regions,
+  and what the database's access policy showed them;
 * ``answer`` (forced or not), or ``error`` when the turn failed (the model call or the loop
   raised): the turn's status is then ``failed`` and the event says what went wrong.
 
@@ -81,6 +83,19 @@ class ProvenanceRecorder(TurnHooks):
                 "started_at": utc_now(),
             }
         )
+        identity = getattr(self.harness, "identity", None)
+        if identity is not None and not identity.owner:  # why this turn saw what it saw
+            # seq 0, written before any other hook's: the trail starts with it
+            self.store.add_event(
+                {
+                    "turn_id": turn.turn_id,
+                    "seq": 0,
+                    "kind": "identity",
+                    "at": utc_now(),
+                    "name": identity.user,
+                    "detail": finite({**identity.to_dict(), "policy": identity.describe()}),
+                }
+            )
 
     def on_tools_offered(self, turn: TurnResult) -> None:
         sizes = [schema_bytes(t) for t in turn.offered]

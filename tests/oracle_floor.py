@@ -43,7 +43,8 @@ __all__ = [
 SQLITE_ONLY = re.compile(
     r"(?<!:)\bLIMIT\b|strftime|json_valid|json_extract|printf|vec_distance|\bIFNULL\b"
     r"|ON CONFLICT|\bexcluded\.|RETURNING id\b(?! INTO)|\|\| char\(|\bMATERIALIZED\b"
-    r"|WITH RECURSIVE|\bMATCH :q|\bINSERT OR\b|\bREPLACE INTO\b|\bGLOB\b|\bPRAGMA\b"
+    r"|WITH RECURSIVE|\bMATCH :q|\bINSERT OR\b|\bREPLACE INTO\b|\bGLOB\b"
+    r"|\bPRAGMA\b(?! AUTONOMOUS_TRANSACTION)"
     r"|\bAUTOINCREMENT\b|sqlite_|\bjulianday\(|datetime\('now",
     re.IGNORECASE,
 )
@@ -151,6 +152,16 @@ NOT_PARSED: list[tuple[re.Pattern, str]] = [
     (
         re.compile(r"^\s*ALTER SESSION SET CURRENT_SCHEMA\b"),
         "SQL Language Reference 23, ALTER SESSION: CURRENT_SCHEMA",
+    ),
+    (
+        re.compile(r"^\s*CREATE OR REPLACE (PACKAGE|PACKAGE BODY|PROCEDURE)\b"),
+        "PL/SQL Language Reference 23, CREATE PACKAGE, CREATE PACKAGE BODY, CREATE PROCEDURE"
+        " (issue 21: the identity package behind the VPD policies, the catalog watch)",
+    ),
+    (
+        re.compile(r"^\s*CREATE OR REPLACE JSON RELATIONAL DUALITY VIEW\b"),
+        "SQL Language Reference 26, CREATE JSON RELATIONAL DUALITY VIEW (SELECT JSON {...}"
+        " with WITH UPDATE / WITH NOUPDATE annotations)",
     ),
     (
         re.compile(r"^\s*SAVEPOINT \w+$"),

@@ -29,6 +29,7 @@ __all__ = [
     "answer_dictionary",
     "answer_healthy",
     "doctor_results",
+    "exercise_guardrails",
     "exercise_roles",
     "fake_driver",
     "few_rows",
@@ -271,3 +272,107 @@ def doctor_results(backend) -> dict:
         except (BackendError, oracledb.Error) as e:
             results[name] = ("failed", str(e))
     return results
+
+
+def _voyage_document(etag: str = "0123456789ABCDEF0123456789ABCDEF") -> dict:
+    """A voyage_dv document as python-oracledb returns the DATA column (dates as datetimes,
+    numbers as Decimal), for the fake to answer with."""
+    from decimal import Decimal
+
+    return {
+        "_id": Decimal(9),
+        "voyageCode": "MSC-2518N",
+        "status": "COMPLETED",
+        "oceanRegion": "ATLANTIC",
+        "originPort": "BRSSZ",
+        "destPort": "ESVLC",
+        "departureDate": dt.datetime(2025, 5, 4),
+        "etaDate": dt.datetime(2025, 5, 16),
+        "actualArrivalDate": dt.datetime(2025, 5, 16),
+        "distanceNm": Decimal(4962),
+        "vessel": {"imoNumber": Decimal(9436680), "name": "MSC LUCIANA"},
+        "containers": [
+            {
+                "containerNo": "MSCU2330121",
+                "containerType": "DRY",
+                "sizeFt": Decimal(20),
+                "status": "DISCHARGED",
+                "items": [
+                    {
+                        "itemId": Decimal(52),
+                        "hsCode": "090111",
+                        "description": "Green coffee beans",
+                        "quantity": Decimal(292),
+                        "unitValueCents": None,
+                        "weightKg": Decimal("17520.5"),
+                    }
+                ],
+            }
+        ],
+        "_metadata": {"etag": etag, "asof": "000025C52A64CB47"},
+    }
+
+
+def _as_json(value):
+    """What JSON_SERIALIZE writes for a DATE (ISO text) or a NUMBER (a JSON number)."""
+    return value.isoformat() if hasattr(value, "isoformat") else float(value)
+
+
+def exercise_guardrails(fake: FakeOracle, backend: OracleBackend, folder: Path) -> None:
+    """Every statement of issue 21 on the fake: the policy's install when the data is already
+    loaded, an identity bound to a read-only session (and the refusal when it cannot be),
+    documents read, updated and refused on a stale etag, the catalog change detector."""
+    import json
+
+    from agent_harness.backends.errors import DocumentConflict
+    from agent_harness.identity import Identity
+
+    backend.supplychain.install_policy()
+    ana = Identity.of({"user": "ana", "roles": ["analyst"], "regions": ["ATLANTIC", "PACIFIC"]})
+    guarded = OracleBackend(settings(folder), ana)
+    try:
+        guarded.readonly_query("SELECT COUNT(*) AS n FROM voyages")
+        text = json.dumps(_voyage_document(), default=_as_json)
+        fake.answer(r"supplychain\.voyage_dv d WHERE", [{"DATA": text}])
+        document = guarded.documents.get("voyage_dv", 9)
+        assert document["departureDate"] == "2025-05-04" and document["_id"] == 9
+        try:
+            guarded.documents.update("voyage_dv", document)
+        except BackendError as e:  # the read-only user behind an identity cannot write
+            assert "workshop owner" in str(e)
+        bound = fake.statements(r"bind_session")
+        assert bound and bound[-1].user.lower() == "workshop_ro"
+        ticket = fake.statements(r"INSERT INTO identity_tickets")[-1].binds
+        assert ticket["regions"] == "ATLANTIC,PACIFIC" and ticket["roles"] == "analyst"
+    finally:
+        guarded.close()
+    fake.answer(r"supplychain\.voyage_dv d WHERE", [{"DATA": _voyage_document()}])
+    document = backend.documents.get("voyage_dv", 9)
+    document["status"] = "DELAYED"
+    backend.documents.update("voyage_dv", document)
+    fake.answer(r"^UPDATE supplychain\.voyage_dv", error=oracle_error("ORA-42699: etag"), times=1)
+    try:
+        backend.documents.update("voyage_dv", document)
+    except DocumentConflict:
+        pass
+    else:
+        raise AssertionError("ORA-42699 is a DocumentConflict")
+    scope = Scope("u", "a")
+    watch = backend.catalog_watch
+    watch.fingerprint("SUPPLYCHAIN")
+    watch.state("SUPPLYCHAIN", scope)
+    watch.record("SUPPLYCHAIN", scope, "f" * 64, NOW, scanned=True)
+    watch.record("SUPPLYCHAIN", scope, "f" * 64, NOW, scanned=False)
+    watch.queued_since("SUPPLYCHAIN", None)
+    watch.queued_since("SUPPLYCHAIN", NOW)
+    watch.forget("SUPPLYCHAIN", scope)
+    fake.answer(r"INSERT INTO identity_tickets", error=oracle_error("ORA-00942: no table"), times=1)
+    refused = OracleBackend(settings(folder), ana)
+    try:
+        refused.readonly_query("SELECT COUNT(*) AS n FROM voyages")
+    except BackendError as e:
+        assert "cannot bind the identity 'ana'" in str(e)
+    else:
+        raise AssertionError("an identity that cannot be bound must not read")
+    finally:
+        refused.close()

@@ -37,6 +37,7 @@ OVERRIDES = {
         "EmbeddedMemories.delete_vector": "vectors live in the vec0 table memory_vec",
         "EmbeddedBoxes.delete_vectors": "vectors live in the vec0 tables toolbox_vec/skillbox_vec",
         "EmbeddedSupplyChain.close": "run_sql's read-only connection is a second apsw connection",
+        "EmbeddedDocuments.close": "document writes go through an apsw connection of their own",
     },
     "oracle": {
         "OracleConnection.execute_many": "python-oracledb's executemany (one round trip)",
@@ -49,6 +50,9 @@ OVERRIDES = {
         "OracleProvenance.offered_sql": "GRAPH_TABLE over the provenance_graph property graph",
         "OracleSkillGraph.resolve_sql": "the CYCLE clause (else ORA-32044 on the cycle flag)",
         "OracleSupplyChain.close": "the read-only user's and SUPPLYCHAIN's own connections",
+        "OracleSupplyChain.install_policy": "VPD policies, the identity package and the duality"
+        " views live in SUPPLYCHAIN (SQLite enforces the policy per connection)",
+        "OracleCatalogWatch.queued_since": "a DBMS_SCHEDULER job queues catalog changes",
         "OracleBackend.embeds_in_database": "the in-database ONNX model (VECTOR_EMBEDDING)",
         "OracleBackend.close": "the MLE connection of exec_js closes too",
         "OracleBackend.embed_texts": "VECTOR_EMBEDDING computes vectors in the database",

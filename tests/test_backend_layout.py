@@ -39,7 +39,7 @@ DIALECT_ONLY = {
         r"\bMATCH :q",
         r"\bjson_extract\(",
         r"\bstrftime\(",
-        r"\bPRAGMA\b",
+        r"\bPRAGMA\b(?! AUTONOMOUS_TRANSACTION)",  # PL/SQL has pragmas too
         r"\bATTACH DATABASE\b",
         r"\bpragma_table_info\(",
         r"\bLIMIT :",

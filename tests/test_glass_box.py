@@ -342,6 +342,18 @@ def test_workshop_chat_serves_on_loopback_with_its_options(tmp_path):
     assert env["JUPYTER_PATH"].split(":")[0] == str(tmp_path)
     template = (tmp_path / "voila" / "templates" / "glass-box" / "index.html.j2").read_text()
     assert "cdn.jsdelivr.net" in template and "replace(" in template  # the links dropped
+    assert "WORKSHOP_CHAT_IDENTITY" not in env  # no identity: the workshop owner
+
+
+def test_workshop_chat_acts_for_an_identity(tmp_path):
+    from agent_harness.identity import Identity
+
+    ana = Identity.parse("ana:analyst:ATLANTIC")
+    _, env = chat_command(tmp_path, identity=ana, env={"WORKSHOP_CHAT_IDENTITY": "stale"})
+    assert Identity.parse(env["WORKSHOP_CHAT_IDENTITY"]) == ana  # the page connects with it
+    assert "WORKSHOP_CHAT_IDENTITY" in (tmp_path / "glass_box.ipynb").read_text()
+    _, env = chat_command(tmp_path, env={"WORKSHOP_CHAT_IDENTITY": "stale"})
+    assert "WORKSHOP_CHAT_IDENTITY" not in env
 
 
 def test_workshop_chat_help():
@@ -351,5 +363,13 @@ def test_workshop_chat_help():
 
     result = CliRunner().invoke(cli, ["chat", "--help"])
     assert result.exit_code == 0
-    for option in ("--backend", "--agent", "--port", "--no-browser", "127.0.0.1", "Voilà"):
+    for option in (
+        "--backend",
+        "--agent",
+        "--port",
+        "--no-browser",
+        "--identity",
+        "127.0.0.1",
+        "Voilà",
+    ):
         assert option in result.output

@@ -35,6 +35,7 @@ def test_shipped_names_are_kept():
         "m010_create_agents_and_skill_links",
         "m011_open_implementation_types",
         "m012_drop_toolbox_enabled",
+        "m013_catalog_watch",
     ]
     # both dialects share the names (Oracle got m004_create_settings first)
     assert ORACLE_MIGRATIONS.names() == MIGRATIONS.names()
@@ -157,7 +158,11 @@ def test_m011_keeps_every_data_tool_and_takes_a_new_implementation_type(tmp_path
         with pytest.raises(apsw.ConstraintError):  # before m011: the type is checked in SQL
             backend.tool_definitions.put({**definition, "implementation_type": "wasm"}, [])
         backend.migrations = MIGRATIONS
-        assert backend.migrate() == ["m011_open_implementation_types", "m012_drop_toolbox_enabled"]
+        assert backend.migrate() == [
+            "m011_open_implementation_types",
+            "m012_drop_toolbox_enabled",
+            "m013_catalog_watch",
+        ]
         [stored] = backend.tool_definitions.all()
         assert stored["implementation_type"] == "sql"
         assert [p["name"] for p in stored["parameters"]] == ["port"]

@@ -108,7 +108,7 @@ def _solution_sources(nb) -> dict[str, str]:
     }
 
 
-def test_there_are_nine_numbered_notebooks():
+def test_there_are_ten_numbered_notebooks():
     assert NAMES == [
         "00_setup",
         "01_memory",
@@ -119,6 +119,7 @@ def test_there_are_nine_numbered_notebooks():
         "06_self_healing_registry",
         "07_progressive_disclosure",
         "08_glass_box",
+        "09_guardrails",
     ]
 
 
@@ -212,7 +213,7 @@ def test_untouched_student_notebook_scores_zero_on_every_todo(path, tmp_path, te
 #: Plausible wrong answers each TODO needs, by notebook number (docs/notebook-authoring.md:
 #: at least three; issue 9: at least eight for the self-healing registry and the notebook
 #: after it). A notebook listed here is held to it as soon as it exists.
-MUTANTS_PER_TODO = {"06": 8, "07": 8, "08": 8}
+MUTANTS_PER_TODO = {"06": 8, "07": 8, "08": 8, "09": 8}
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)

@@ -131,8 +131,14 @@ def test_run_sql_runs_as_the_read_only_user_with_its_limits(fake, backend):
     assert result.rows[0] == ["P0", "POINT (4.5 51.9)"] and len(result.rows) == 3
     ro = [c for c in fake.connections if c.user == "workshop_ro"]
     assert len(ro) == 1 and ro[0].call_timeout == 2500 and ro[0].rollbacks == 1
-    first, query = [s for s in fake.sent if s.user == "workshop_ro"]
+    first, bind, query = [s for s in fake.sent if s.user == "workshop_ro"]
     assert first.sql == "ALTER SESSION SET CURRENT_SCHEMA = SUPPLYCHAIN"
+    # the session is bound to the owner's identity (every region, unmasked) by a ticket that
+    # SUPPLYCHAIN wrote just before (issue 21)
+    ticket = fake.statements(r"^INSERT INTO identity_tickets")[-1]
+    assert ticket.user == "supplychain" and ticket.binds["app_user"] == "workshop"
+    assert ticket.binds["roles"] == "finance" and ticket.binds["regions"].count(",") == 3
+    assert "bind_session" in bind.sql and bind.binds == {"ticket": ticket.binds["ticket"]}
     assert query.binds == {"c": "Netherlands"} and not query.sql.endswith(";")
     backend.readonly_query("SELECT COUNT(*) AS n FROM vessels")
     assert len([c for c in fake.connections if c.user == "workshop_ro"]) == 1  # kept open

@@ -15,6 +15,7 @@ from agent_harness.backends.base import (
     Scope,
 )
 from agent_harness.config import Settings
+from agent_harness.identity import Identity
 
 __all__ = [
     "Backend",
@@ -28,8 +29,8 @@ __all__ = [
 ]
 
 
-def open_backend(settings: Settings) -> Backend:
-    """Open the backend the settings name.
+def open_backend(settings: Settings, identity: Identity | None = None) -> Backend:
+    """Open the backend the settings name, its data connections bound to ``identity``.
 
     Raises:
         BackendError: The backend cannot be opened; the message says what to do.
@@ -37,7 +38,7 @@ def open_backend(settings: Settings) -> Backend:
     if settings.backend == "embedded":
         from agent_harness.backends.embedded import EmbeddedBackend
 
-        return EmbeddedBackend(settings.data_dir)
+        return EmbeddedBackend(settings.data_dir, identity)
     if settings.backend == "oracle":
         try:
             from agent_harness.backends.oracle import OracleBackend
@@ -45,7 +46,7 @@ def open_backend(settings: Settings) -> Backend:
             raise BackendError(
                 f"the Oracle backend needs python-oracledb ({e}): pip install -r requirements.txt"
             ) from e
-        return OracleBackend(settings)
+        return OracleBackend(settings, identity)
     raise BackendError(
         f"unknown backend {settings.backend!r}: use WORKSHOP_BACKEND=embedded or oracle"
     )

@@ -4,8 +4,9 @@ A :class:`Backend` owns ONE :class:`~agent_harness.backends.connection.Connectio
 transactions, plain SQL, the dialect's spelling) and one object per storage concern, each
 declared here with its type (:mod:`agent_harness.backends.roles`): memories, the toolbox and
 skillbox, the scratchpad, telemetry, breakers, tool ranking, provenance, tool definitions, the
-skill graph, agents, the demo data. Roles are composed, not inherited: every role reaches the
-database only through the connection's public methods.
+skill graph, agents, the demo data, documents over it, the catalog's change detector. Roles
+are composed, not inherited: every role reaches the database only through the connection's
+public methods.
 
 Two backends implement it, one package per SQL dialect: :mod:`agent_harness.backends.embedded`
 (SQLite + FTS5 + sqlite-vec, the default) and :mod:`agent_harness.backends.oracle` (Oracle AI
@@ -38,6 +39,8 @@ from agent_harness.backends.migrations import (
 from agent_harness.backends.roles import (
     Agents,
     Breakers,
+    CatalogWatch,
+    Documents,
     IndexedBoxes,
     MemoryTable,
     Provenance,
@@ -78,6 +81,8 @@ ROLES: dict[str, type] = {
     "skill_graph": SkillGraph,
     "agents": Agents,
     "supplychain": SupplyChain,
+    "documents": Documents,
+    "catalog_watch": CatalogWatch,
 }
 
 
@@ -106,6 +111,8 @@ class Backend(abc.ABC):
     skill_graph: SkillGraph
     agents: Agents
     supplychain: SupplyChain
+    documents: Documents
+    catalog_watch: CatalogWatch
 
     #: This dialect's named migrations (``backends/<dialect>/migrations.py``).
     migrations: Migrations
@@ -137,6 +144,7 @@ class Backend(abc.ABC):
 
     def close(self) -> None:
         """Close every connection."""
+        self.documents.close()
         self.supplychain.close()
         self.db.close()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["BackendError", "ReadOnlyViolation"]
+__all__ = ["AccessDenied", "BackendError", "DocumentConflict", "ReadOnlyViolation"]
 
 
 class BackendError(RuntimeError):
@@ -11,3 +11,11 @@ class BackendError(RuntimeError):
 
 class ReadOnlyViolation(BackendError):
     """A statement sent to the read-only connection tried to change something."""
+
+
+class AccessDenied(ReadOnlyViolation):
+    """A statement read data outside the identity's access policy (refused, nothing returned)."""
+
+
+class DocumentConflict(BackendError):
+    """A document was changed since it was read (its etag no longer matches): read it again."""

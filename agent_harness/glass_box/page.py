@@ -4,17 +4,22 @@ Voilà turns a notebook into a web page: it runs the notebook in a kernel and sh
 outputs, here the :class:`~agent_harness.glass_box.panel.GlassBox` panel, whose widgets talk
 to that kernel. No web server of our own: :func:`chat_command` writes the one-cell notebook
 (:data:`PAGE_SOURCE`) into the data folder and returns the Voilà command line, bound to
-127.0.0.1, with the backend and the agent passed to the kernel in its environment
-(``WORKSHOP_BACKEND``, ``WORKSHOP_CHAT_AGENT``).
+127.0.0.1, with the backend, the agent and the identity passed to the kernel in its
+environment (``WORKSHOP_BACKEND``, ``WORKSHOP_CHAT_AGENT``, ``WORKSHOP_CHAT_IDENTITY``).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_harness.identity import Identity
 
 __all__ = [
     "PAGE_SOURCE",
@@ -47,14 +52,15 @@ _INDEX = (
     + "".join(f" | replace('{link}', '')" for link in _CDN_LINKS)
     + " }}\n{%- endblock notebook_css -%}\n"
 )
-#: The page: connect (preparing the database on first use) and show the panel.
+#: The page: connect (preparing the database on first use), as the identity when one is
+#: given (JSON; none: the workshop owner), and show the panel.
 PAGE_SOURCE = """\
 import os
 
 import agent_harness
 from agent_harness.glass_box import GlassBox
 
-h = agent_harness.connect()
+h = agent_harness.connect(identity=os.environ.get("WORKSHOP_CHAT_IDENTITY") or None)
 GlassBox(h, agent=os.environ.get("WORKSHOP_CHAT_AGENT") or None)
 """
 
@@ -97,6 +103,7 @@ def chat_command(
     *,
     backend: str | None = None,
     agent: str | None = None,
+    identity: Identity | None = None,
     no_browser: bool = False,
     env: Mapping[str, str] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
@@ -107,6 +114,8 @@ def chat_command(
         port: The port on 127.0.0.1.
         backend: ``embedded`` or ``oracle`` (default: ``WORKSHOP_BACKEND`` or embedded).
         agent: Chat as this agent (progressive disclosure); None: retrieval, no agent.
+        identity: Chat as this identity (the database filters and masks what every tool
+            reads); None or the owner: the workshop owner.
         no_browser: Do not open a browser.
         env: The environment to start from (default: this process's).
 
@@ -121,6 +130,12 @@ def chat_command(
         env["WORKSHOP_CHAT_AGENT"] = agent
     else:
         env.pop("WORKSHOP_CHAT_AGENT", None)
+    if identity is not None and not identity.owner:
+        fields = identity.to_dict()
+        fields.pop("owner")
+        env["WORKSHOP_CHAT_IDENTITY"] = json.dumps(fields)
+    else:
+        env.pop("WORKSHOP_CHAT_IDENTITY", None)
     page = write_page(Path(folder))
     paths = [str(Path(folder)), *filter(None, env.get("JUPYTER_PATH", "").split(os.pathsep))]
     env["JUPYTER_PATH"] = os.pathsep.join(paths)

@@ -201,6 +201,15 @@ _CARRIER_SQL = (
     "JOIN supplychain.carriers c ON c.carrier_id = v.carrier_id "
     "GROUP BY c.name ORDER BY vessels DESC"
 )
+# Notebook 09: one question, two identities; the database decides what each one sees.
+_REGION_VALUE_SQL = (
+    "SELECT v.ocean_region, COUNT(DISTINCT v.voyage_id) AS voyages,"
+    " SUM(i.quantity * i.unit_value_cents) / 100.0 AS value_usd"
+    " FROM supplychain.voyages v"
+    " JOIN supplychain.containers c ON c.voyage_id = v.voyage_id"
+    " JOIN supplychain.cargo_items i ON i.container_no = c.container_no"
+    " GROUP BY v.ocean_region ORDER BY v.ocean_region"
+)
 # Used when the question names no numbers: a week of port waiting times in hours.
 _SAMPLE_VALUES = (12, 5, 33, 8, 21, 17, 9, 40, 3, 27)
 
@@ -387,6 +396,14 @@ SCENARIOS: list[Scenario] = [
         keywords=("how many", "vessels", "carrier"),
         steps=[[ToolCall("run_sql", {"sql": _CARRIER_SQL})]],
         answer_hint="Vessel counts per carrier, from a run_sql query.",
+    ),
+    Scenario(
+        name="cargo_value_by_region",
+        pattern=r"\bcargo\s+value\b.*\b(?:per|by|in\s+each)\s+(?:ocean\s+)?region\b",
+        steps=[[ToolCall("run_sql", {"sql": _REGION_VALUE_SQL})]],
+        answer_hint="Declared cargo value per ocean region, from one run_sql query (value_usd "
+        "is null where your identity may not see unit values; regions you may not see are "
+        "absent).",
     ),
     Scenario(
         name="cargo_value",

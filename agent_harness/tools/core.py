@@ -78,7 +78,8 @@ def search_knowledge(
     if kinds:
         hits = memory.search(query, k=k, mode=mode, kinds=kinds)
     else:
-        hits = memory.search(query, k=k, mode=mode, exclude_kinds=["tool_output"])
+        # stored outputs have their own tool; retired memories describe dropped tables
+        hits = memory.search(query, k=k, mode=mode, exclude_kinds=["tool_output", "retired"])
     return [
         {
             "id": m.id,

@@ -22,6 +22,7 @@ import apsw
 from agent_harness.backends.base import Backend
 from agent_harness.backends.embedded.boxes import EmbeddedBoxes
 from agent_harness.backends.embedded.connection import SQLiteConnection
+from agent_harness.backends.embedded.documents import EmbeddedDocuments
 from agent_harness.backends.embedded.memory import EmbeddedMemories
 from agent_harness.backends.embedded.migrations import LEDGER_DDL, MIGRATIONS
 from agent_harness.backends.embedded.registry import EmbeddedTelemetry, EmbeddedToolRanking
@@ -29,11 +30,13 @@ from agent_harness.backends.embedded.supplychain import EmbeddedSupplyChain
 from agent_harness.backends.roles import (
     Agents,
     Breakers,
+    CatalogWatch,
     Provenance,
     ScratchFiles,
     SkillGraph,
     ToolDefinitions,
 )
+from agent_harness.identity import Identity
 
 __all__ = ["EmbeddedBackend"]
 
@@ -43,6 +46,7 @@ class EmbeddedBackend(Backend):
 
     Args:
         data_dir: Folder for ``harness.db`` and ``supplychain.db`` (created if missing).
+        identity: Whose access policy the data connections enforce (None: the owner).
     """
 
     name = "embedded"
@@ -51,7 +55,8 @@ class EmbeddedBackend(Backend):
     migration_ledger_ddl = LEDGER_DDL
     missing_ledger_errors = (apsw.SQLError,)
 
-    def __init__(self, data_dir: Path):
+    def __init__(self, data_dir: Path, identity: Identity | None = None):
+        self.identity = identity
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.harness_path = self.data_dir / "harness.db"
@@ -67,7 +72,9 @@ class EmbeddedBackend(Backend):
         self.tool_definitions = ToolDefinitions(db)
         self.skill_graph = SkillGraph(db)
         self.agents = Agents(db)
-        self.supplychain = EmbeddedSupplyChain(db, self.supplychain_path)
+        self.supplychain = EmbeddedSupplyChain(db, self.supplychain_path, identity)
+        self.documents = EmbeddedDocuments(db, self.supplychain_path, identity)
+        self.catalog_watch = CatalogWatch(db)
 
     def describe(self) -> str:
         return f"embedded SQLite {apsw.sqlite_lib_version()} + sqlite-vec in {self.data_dir}"

@@ -333,6 +333,22 @@ MIGRATIONS = Migrations(
                 "ALTER TABLE toolbox DROP COLUMN enabled",
             ],
         ),
+        Migration(
+            "m013_catalog_watch",
+            [
+                # The fingerprint of the catalog each memory scope last scanned (the change
+                # detector of agent_harness.catalog_watch; Oracle also queues changes found by
+                # a scheduler job, see the Oracle m013).
+                f"""CREATE TABLE IF NOT EXISTS catalog_watch (
+                    owner TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    agent_id TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    checked_at TEXT NOT NULL DEFAULT ({NOW}),
+                    scanned_at TEXT NOT NULL DEFAULT ({NOW}),
+                    PRIMARY KEY (owner, user_id, agent_id))""",
+            ],
+        ),
     ],
 )
 

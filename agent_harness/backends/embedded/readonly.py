@@ -14,6 +14,10 @@ Read-only by construction, in three independent layers (facts measured on SQLite
    only one statement runs per call (the exec tracer refuses the second).
 
 Plus a time limit (progress handler) and a row cap.
+
+Under an identity (:class:`~agent_harness.identity.Identity`) the connection also enforces its
+access policy: trusted views and the same authorizer refusing or blanking reads
+(:mod:`agent_harness.backends.embedded.guard`), bound when the connection opens.
 """
 
 from __future__ import annotations
@@ -27,8 +31,11 @@ from typing import Any
 import apsw
 
 from agent_harness.backends.embedded.dictionary import USER_TABLES_SQL, create_dictionary_views
-from agent_harness.backends.errors import BackendError, ReadOnlyViolation
+from agent_harness.backends.embedded.documents import create_document_views, register_etag
+from agent_harness.backends.embedded.guard import IdentityGuard
+from agent_harness.backends.errors import AccessDenied, BackendError, ReadOnlyViolation
 from agent_harness.backends.roles.supplychain import ReadOnlyResult
+from agent_harness.identity import Identity
 
 __all__ = ["ReadOnlyConnection"]
 
@@ -55,9 +62,14 @@ class _TooSlow(Exception):
 
 
 class ReadOnlyConnection:
-    """One read-only connection to ``supplychain.db``; thread-safe, one statement at a time."""
+    """One read-only connection to ``supplychain.db``; thread-safe, one statement at a time.
 
-    def __init__(self, supplychain_path: Path):
+    Args:
+        supplychain_path: The demo data file (opened read-only).
+        identity: Whose policy the connection enforces; None or the owner: none.
+    """
+
+    def __init__(self, supplychain_path: Path, identity: Identity | None = None):
         self._lock = threading.Lock()
         self.conn = apsw.Connection(
             ":memory:",
@@ -67,9 +79,15 @@ class ReadOnlyConnection:
         self.conn.execute("ATTACH DATABASE ? AS supplychain", (uri,))
         # Unqualified names work too, as for an Oracle user whose CURRENT_SCHEMA is SUPPLYCHAIN.
         tables = [r[0] for r in self.conn.execute(USER_TABLES_SQL)]
-        for table in tables:
-            self.conn.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM supplychain.{table}")
+        self.guard = IdentityGuard(identity) if identity and not identity.owner else None
+        if self.guard is not None:
+            self.guard.install(self.conn, tables)
+        else:
+            for table in tables:
+                self.conn.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM supplychain.{table}")
         create_dictionary_views(self.conn)
+        register_etag(self.conn)
+        create_document_views(self.conn, tables)
         self.conn.execute("PRAGMA query_only = 1")
         self.conn.authorizer = self._authorize
         self._deadline = 0.0
@@ -80,6 +98,8 @@ class ReadOnlyConnection:
         self.conn.close()
 
     def _authorize(self, action, arg1, arg2, dbname, trigger_or_view):
+        if action == apsw.SQLITE_READ and self.guard is not None:
+            return self.guard.read(arg1, arg2, dbname, trigger_or_view)
         if action in _ALLOWED_ACTIONS:
             return apsw.SQLITE_OK
         if action == apsw.SQLITE_FUNCTION and (arg2 or "").lower() not in _DENIED_FUNCTIONS:
@@ -104,8 +124,12 @@ class ReadOnlyConnection:
         """
         if not isinstance(sql, str) or not sql.strip():
             raise BackendError("empty SQL: send one SELECT statement")
+        if self.guard is not None:
+            sql = self.guard.rewrite(sql)
         with self._lock:
             self.denied = []
+            if self.guard is not None:
+                self.guard.denied = self.denied  # one list: what this statement was refused
             seen: list[str] = []
             columns: list[str] = []
 
@@ -140,6 +164,11 @@ class ReadOnlyConnection:
                     "only one SQL statement per call: remove everything after the first ';'"
                 ) from e
             except apsw.AuthError as e:
+                if self.guard is not None and any(d.startswith("read of") for d in self.denied):
+                    raise AccessDenied(
+                        f"refused by the access policy of {self.guard.identity.user}:"
+                        f" {'; '.join(self.denied)}. Only your identity's rows are readable."
+                    ) from e
                 raise ReadOnlyViolation(
                     "read-only connection: this statement is not allowed"
                     f" ({'; '.join(self.denied) or e}). Only SELECT queries can run here."

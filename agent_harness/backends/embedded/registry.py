@@ -16,6 +16,7 @@ from agent_harness.backends.roles.telemetry import Telemetry
 
 __all__ = ["EmbeddedTelemetry", "EmbeddedToolRanking"]
 
+
 class EmbeddedTelemetry(Telemetry):
     """``tool_telemetry`` on SQLite: the window walks the (tool, id) index backwards."""
 

@@ -14,6 +14,7 @@ from typing import Any
 from agent_harness.backends.embedded.connection import SQLiteConnection
 from agent_harness.backends.embedded.readonly import ReadOnlyConnection
 from agent_harness.backends.roles.supplychain import ReadOnlyResult, SupplyChain
+from agent_harness.identity import Identity
 
 __all__ = ["EmbeddedSupplyChain", "create_table_sql"]
 
@@ -48,11 +49,15 @@ class EmbeddedSupplyChain(SupplyChain):
     Args:
         db: The harness connection (``supplychain`` is attached to it).
         supplychain_path: The demo data file (the read-only connection opens it again).
+        identity: Whose access policy the read-only connection enforces (None: the owner's).
     """
 
-    def __init__(self, db: SQLiteConnection, supplychain_path: Path) -> None:
+    def __init__(
+        self, db: SQLiteConnection, supplychain_path: Path, identity: Identity | None = None
+    ) -> None:
         self.db = db
         self.supplychain_path = supplychain_path
+        self.identity = identity
         self._readonly: ReadOnlyConnection | None = None
 
     def loaded(self) -> bool:
@@ -100,7 +105,7 @@ class EmbeddedSupplyChain(SupplyChain):
     ) -> ReadOnlyResult:
         with self.db.lock:
             if self._readonly is None:
-                self._readonly = ReadOnlyConnection(self.supplychain_path)
+                self._readonly = ReadOnlyConnection(self.supplychain_path, self.identity)
             readonly = self._readonly
         return readonly.run(sql, binds or {}, max_rows=max_rows, timeout_s=timeout_s)
 

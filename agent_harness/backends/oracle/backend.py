@@ -17,9 +17,11 @@ import oracledb
 from agent_harness.backends.base import Backend
 from agent_harness.backends.errors import BackendError
 from agent_harness.backends.oracle.boxes import OracleBoxes
+from agent_harness.backends.oracle.catalog_watch import OracleCatalogWatch
 from agent_harness.backends.oracle.connection import OracleConnection, connect_user
 from agent_harness.backends.oracle.disclosure import OracleSkillGraph
 from agent_harness.backends.oracle.doctor import OracleDoctor
+from agent_harness.backends.oracle.documents import OracleDocuments
 from agent_harness.backends.oracle.embeddings import MODEL_NAME, OracleEmbeddings
 from agent_harness.backends.oracle.errors import first_line, hint
 from agent_harness.backends.oracle.javascript import OracleJavaScript
@@ -36,6 +38,7 @@ from agent_harness.backends.oracle.steps import Step
 from agent_harness.backends.oracle.supplychain import OracleSupplyChain
 from agent_harness.backends.roles import Agents, Breakers, ScratchFiles, ToolDefinitions
 from agent_harness.config import Settings
+from agent_harness.identity import Identity
 from agent_harness.supplychain.schema import OWNER
 
 __all__ = ["OracleBackend"]
@@ -46,6 +49,7 @@ class OracleBackend(Backend):
 
     Args:
         settings: WORKSHOP_ORACLE_DSN, the three users and WORKSHOP_ONNX_MODEL.
+        identity: Whose access policy the read-only session is bound to (None: the owner).
 
     Raises:
         BackendError: The demo schema is not SUPPLYCHAIN, or the harness owner cannot connect.
@@ -57,13 +61,14 @@ class OracleBackend(Backend):
     migration_ledger_ddl = LEDGER_DDL
     missing_ledger_errors = (oracledb.DatabaseError,)
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, identity: Identity | None = None):
         if settings.oracle_sc_user.upper() != OWNER:
             raise BackendError(
                 f"WORKSHOP_ORACLE_SC_USER={settings.oracle_sc_user!r}: the demo schema must be"
                 f" {OWNER}, the name the tools' SQL uses (supplychain.<table>)"
             )
         self.settings = settings
+        self.identity = identity
         owner = connect_user(
             settings, settings.oracle_user, settings.oracle_password, "harness owner"
         )
@@ -80,7 +85,9 @@ class OracleBackend(Backend):
         self.tool_definitions = ToolDefinitions(db)
         self.skill_graph = OracleSkillGraph(db)
         self.agents = Agents(db)
-        self.supplychain = OracleSupplyChain(db, settings)
+        self.supplychain = OracleSupplyChain(db, settings, identity)
+        self.documents = OracleDocuments(db, self.supplychain.readonly, identity)
+        self.catalog_watch = OracleCatalogWatch(db)
 
     @property
     def embeds_in_database(self) -> bool:

@@ -10,6 +10,7 @@ that stopped half-way runs again from the top.
 from __future__ import annotations
 
 from agent_harness.backends.migrations import Migration, Migrations
+from agent_harness.backends.oracle.catalog_watch import CATALOG_WATCH_MIGRATIONS
 from agent_harness.backends.oracle.disclosure_migrations import DISCLOSURE_MIGRATIONS
 from agent_harness.backends.oracle.registry_migrations import REGISTRY_MIGRATIONS
 from agent_harness.backends.oracle.steps import Step
@@ -161,6 +162,7 @@ MIGRATIONS = Migrations(
         ),
         *REGISTRY_MIGRATIONS,
         *DISCLOSURE_MIGRATIONS,
+        *CATALOG_WATCH_MIGRATIONS,
     ],
 )
 
@@ -178,6 +180,9 @@ EXISTS_SQL = {
     # A column a step drops (TABLE.COLUMN): done once this counts 0 (DONE_WHEN_ABSENT).
     "dropped column": "SELECT COUNT(*) FROM user_tab_columns WHERE table_name || '.' || column_name"
     " = :name",
+    # Database Reference 23: USER_PROCEDURES (OBJECT_NAME), USER_SCHEDULER_JOBS (JOB_NAME)
+    "procedure": "SELECT COUNT(*) FROM user_procedures WHERE object_name = :name",
+    "job": "SELECT COUNT(*) FROM user_scheduler_jobs WHERE job_name = :name",
     # A PL/SQL block that checks for itself what is left to do: always run.
     "idempotent block": "SELECT COUNT(*) FROM dual WHERE :name IS NULL",
 }

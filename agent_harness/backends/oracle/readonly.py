@@ -5,12 +5,19 @@ The read-only user itself is the guard: CREATE SESSION and SELECT grants on the 
 :func:`screen_readonly_sql` comes first so the refusal is clear and nothing reaches the database
 that could lock rows or run PL/SQL. Time limit: the connection's ``call_timeout``; row cap: the
 fetch.
+
+Under an identity the session is bound to it right after it connects
+(:mod:`agent_harness.backends.oracle.guardrails`): SUPPLYCHAIN issues a one-time ticket, the
+session hands it to ``workshop_identity.bind_session``, and the VPD policies filter and mask
+by it for the rest of the session. The owner's session binds too (every region, unmasked):
+a session that bound nothing sees no voyage rows.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import oracledb
@@ -18,8 +25,10 @@ import oracledb
 from agent_harness.backends.errors import BackendError, ReadOnlyViolation
 from agent_harness.backends.oracle.connection import connect_user, used_binds
 from agent_harness.backends.oracle.errors import error_code, first_line, full_code, hint
+from agent_harness.backends.oracle.guardrails import BIND_SQL
 from agent_harness.backends.roles.supplychain import ReadOnlyResult
 from agent_harness.config import Settings
+from agent_harness.identity import Identity
 from agent_harness.supplychain.schema import OWNER
 
 __all__ = ["ReadOnlySession", "column_label", "plain_value", "screen_readonly_sql"]
@@ -160,10 +169,20 @@ class ReadOnlySession:
 
     Args:
         settings: WORKSHOP_ORACLE_DSN and the read-only user's name and password.
+        identity: Whose policy the session is bound to (None: the owner).
+        issue_ticket: Writes a one-time ticket for an identity and returns it (SUPPLYCHAIN's
+            connection); None: the session binds nothing.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        identity: Identity | None = None,
+        issue_ticket: Callable[[Identity], str | None] | None = None,
+    ) -> None:
         self.settings = settings
+        self.identity = identity
+        self.issue_ticket = issue_ticket
         self.lock = threading.Lock()
         self._conn: oracledb.Connection | None = None
 
@@ -174,8 +193,36 @@ class ReadOnlySession:
             conn = connect_user(s, s.oracle_ro_user, s.oracle_ro_password, "read-only user")
             with conn.cursor() as cur:  # unqualified names resolve as on SQLite: vessels
                 cur.execute(f"ALTER SESSION SET CURRENT_SCHEMA = {OWNER}")
+            self._bind(conn)
             self._conn = conn
         return self._conn
+
+    def _bind(self, conn: oracledb.Connection) -> None:
+        """Bind the session to its identity, once (see the module docstring).
+
+        Raises:
+            BackendError: An identity could not be bound (the policy is missing or the ticket
+                was refused): nothing runs unfiltered under an identity.
+        """
+        if self.issue_ticket is None:
+            return
+        identity = self.identity or Identity.owner_of(self.settings.user_id)
+        ticket = self.issue_ticket(identity)
+        try:
+            if ticket is None:
+                raise BackendError("SUPPLYCHAIN could not issue an identity ticket")
+            with conn.cursor() as cur:
+                cur.execute(BIND_SQL, {"ticket": ticket})
+        except (oracledb.DatabaseError, BackendError) as e:
+            if identity.owner:
+                return  # a schema loaded before the policy existed: nothing to bind to
+            conn.close()
+            detail = first_line(e) if isinstance(e, oracledb.DatabaseError) else str(e)
+            raise BackendError(
+                f"cannot bind the identity {identity.user!r} to the read-only session ({detail})."
+                " The access policy is installed by `workshop setup --backend oracle`; run it"
+                " again. Nothing was read."
+            ) from e
 
     def drop(self) -> None:
         """Close the connection; a new one opens next time."""

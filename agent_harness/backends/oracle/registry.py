@@ -21,6 +21,7 @@ from agent_harness.backends.roles.telemetry import Telemetry
 
 __all__ = ["OracleTelemetry", "OracleToolRanking"]
 
+
 class OracleTelemetry(Telemetry):
     """``tool_telemetry`` on Oracle: CROSS APPLY for each tool's window, PERCENTILE_DISC."""
 

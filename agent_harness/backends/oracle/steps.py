@@ -14,6 +14,7 @@ class Step:
     """One DDL step; skipped when its object exists (Oracle DDL commits, so a migration that
     stopped half-way must be able to run again)."""
 
-    kind: str  # table | column | index | text index | preference | stoplist | property graph
+    kind: str  # table | column | index | text index | preference | stoplist | property graph |
+    # procedure | job | dropped column | idempotent block
     name: str  # the object it creates, upper case (a column: TABLE.COLUMN)
     sql: str

@@ -16,9 +16,18 @@ import oracledb
 
 from agent_harness.backends.connection import Connection
 from agent_harness.backends.oracle.connection import connect_user
+from agent_harness.backends.oracle.documents import duality_view_sql
+from agent_harness.backends.oracle.guardrails import (
+    TICKET_SQL,
+    TICKETS_DDL,
+    install_statements,
+    new_ticket,
+)
 from agent_harness.backends.oracle.readonly import ReadOnlySession
+from agent_harness.backends.roles.documents import DOCUMENTS
 from agent_harness.backends.roles.supplychain import ReadOnlyResult, SupplyChain
 from agent_harness.config import Settings
+from agent_harness.identity import Identity
 from agent_harness.supplychain.schema import OWNER
 
 __all__ = ["LOCATED", "OracleSupplyChain", "create_table_sql", "identifier", "sql_literal"]
@@ -93,12 +102,15 @@ class OracleSupplyChain(SupplyChain):
     Args:
         db: The harness owner's connection (it reads the demo tables through its grants).
         settings: The users' names and passwords.
+        identity: Whose access policy the read-only session is bound to (None: the owner).
     """
 
-    def __init__(self, db: Connection, settings: Settings) -> None:
+    def __init__(
+        self, db: Connection, settings: Settings, identity: Identity | None = None
+    ) -> None:
         self.db = db
         self.settings = settings
-        self.readonly = ReadOnlySession(settings)
+        self.readonly = ReadOnlySession(settings, identity, self.issue_ticket)
         self._owner_conn: oracledb.Connection | None = None
 
     def _owner_connection(self) -> oracledb.Connection:
@@ -151,7 +163,44 @@ class OracleSupplyChain(SupplyChain):
                 for table in tables:
                     for reader in readers:
                         cur.execute(f"GRANT SELECT ON {table.name} TO {reader}")
+                self._install_policy(cur)
         return counts
+
+    def _install_policy(self, cur) -> None:
+        """The access policy and the documents (idempotent; see ``guardrails.py``)."""
+        owner, ro_user = (
+            identifier(self.settings.oracle_user),
+            identifier(self.settings.oracle_ro_user),
+        )
+        cur.execute("SELECT COUNT(*) FROM user_tables WHERE table_name = 'IDENTITY_TICKETS'")
+        if not cur.fetchone()[0]:
+            cur.execute(TICKETS_DDL)
+        for sql in install_statements(ro_user, [OWNER, owner]):
+            cur.execute(sql)
+        for document in DOCUMENTS.values():
+            cur.execute(duality_view_sql(document))
+            cur.execute(f"GRANT SELECT ON {document.name} TO {ro_user}")
+            cur.execute(f"GRANT SELECT, UPDATE ON {document.name} TO {owner}")
+
+    def install_policy(self) -> str:
+        with self.db.lock, self._owner_connection().cursor() as cur:
+            self._install_policy(cur)
+        return "access policy and duality views installed"
+
+    def issue_ticket(self, identity: Identity) -> str | None:
+        """Write a one-time identity ticket as SUPPLYCHAIN; None when it cannot (a schema
+        loaded before the policy existed)."""
+        binds = new_ticket(identity)
+        with self.db.lock:
+            conn = self._owner_connection()
+            try:
+                with conn.cursor() as cur:
+                    cur.execute(TICKET_SQL, binds)
+                conn.commit()
+            except oracledb.DatabaseError:
+                conn.rollback()
+                return None
+        return binds["ticket"]
 
     def set_comment(self, table: str, column: str | None, comment: str) -> None:
         target = identifier(table) + (f".{identifier(column)}" if column else "")

@@ -16,11 +16,15 @@ feature that forces it.
 ``definitions``      tools defined as data (definition and parameter rows)
 ``disclosure``       the skill graph (one recursive walk) and agents
 ``supplychain``      the demo data and ``run_sql``'s read-only path (all per dialect)
+``policy``           who may read what: the access policy both dialects enforce
+``documents``        voyage and vessel as JSON documents over the rows (per dialect)
+``catalog_watch``    the catalog's fingerprint: has the schema changed since the last scan?
 ===================  ========================================================================
 """
 
 from agent_harness.backends.roles.boxes import BOX_COLUMNS, IndexedBoxes, ScratchFiles
 from agent_harness.backends.roles.breakers import Breakers
+from agent_harness.backends.roles.catalog_watch import CatalogWatch
 from agent_harness.backends.roles.common import (
     AGENT_COLUMNS,
     AGENT_SKILL_COLUMNS,
@@ -40,6 +44,7 @@ from agent_harness.backends.roles.common import (
 )
 from agent_harness.backends.roles.definitions import ToolDefinitions
 from agent_harness.backends.roles.disclosure import Agents, SkillGraph
+from agent_harness.backends.roles.documents import DOCUMENTS, Documents
 from agent_harness.backends.roles.memories import MemoryTable
 from agent_harness.backends.roles.provenance import Provenance
 from agent_harness.backends.roles.ranking import RANK_MODES, ToolRanking
@@ -58,6 +63,9 @@ __all__ = [
     "TELEMETRY_COLUMNS",
     "Agents",
     "Breakers",
+    "CatalogWatch",
+    "DOCUMENTS",
+    "Documents",
     "IndexedBoxes",
     "MemoryTable",
     "Provenance",

@@ -66,7 +66,7 @@ _TREE = f"""WITH tree (id, depth, path) AS (
     SELECT e.id, tree.depth + 1, tree.path || '/' || SUBSTR('000000' || e.seq, -6)
     FROM turn_events e JOIN tree ON e.parent_id = tree.id)
 SELECT {", ".join("e." + c for c in EVENT_COLUMNS)}, tree.depth
-FROM tree JOIN turn_events e ON e.id = tree.id ORDER BY tree.path"""
+FROM tree JOIN turn_events e ON e.id = tree.id ORDER BY tree.path, e.id"""
 
 
 class Provenance:

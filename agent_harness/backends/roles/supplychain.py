@@ -49,6 +49,11 @@ class SupplyChain(abc.ABC):
             BackendError: Any other SQL error, a second statement, or the time limit.
         """
 
+    def install_policy(self) -> str:
+        """Install what the identity policy needs in the database, if anything (idempotent);
+        say what was done ("" when the dialect enforces it per connection)."""
+        return ""
+
     def close(self) -> None:
         """Close the read-only connection, if one is open."""
         return None

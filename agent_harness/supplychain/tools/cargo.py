@@ -5,6 +5,8 @@ from __future__ import annotations
 from agent_harness.supplychain.reference_data import iso6346_check_digit
 from agent_harness.supplychain.tools.lookups import (
     TODAY,
+    cents,
+    cents_sum,
     close_matches,
     container_number,
     query,
@@ -67,10 +69,13 @@ def _values_by_container(container_nos: list[str]) -> dict[str, int]:
         " FROM supplychain.cargo_items i GROUP BY i.container_no"
     )
     wanted = set(container_nos)
-    return {r["container_no"]: int(r["cents"]) for r in rows if r["container_no"] in wanted}
+    return {r["container_no"]: cents(r["cents"]) for r in rows if r["container_no"] in wanted}
 
 
-def _container_brief(row: dict, cents: int | None = None) -> dict:
+_UNVALUED = object()
+
+
+def _container_brief(row: dict, value=_UNVALUED) -> dict:
     brief = {
         "container_no": row["container_no"],
         "container_type": row["container_type"],
@@ -84,9 +89,9 @@ def _container_brief(row: dict, cents: int | None = None) -> dict:
         "from": row["origin_port"],
         "to": row["dest_port"],
     }
-    if cents is not None:
-        brief["value_cents"] = cents
-        brief["value_usd"] = usd(cents)
+    if value is not _UNVALUED:  # None: masked by the identity's access policy
+        brief["value_cents"] = value
+        brief["value_usd"] = usd(value)
     return brief
 
 
@@ -113,7 +118,8 @@ def container_manifest(container_no: str) -> dict:
     box = rows[0]
     items = []
     for item in query(_ITEMS + " WHERE i.container_no = :cno ORDER BY i.item_id", cno=number):
-        line_cents = item["quantity"] * item["unit_value_cents"]
+        unit = item["unit_value_cents"]
+        line_cents = None if unit is None else item["quantity"] * unit
         items.append(
             {
                 **{k: item[k] for k in ("item_id", "hs_code", "description", "quantity")},
@@ -125,7 +131,7 @@ def container_manifest(container_no: str) -> dict:
                 "un_number": item["un_number"],
             }
         )
-    total_cents = sum(i["line_value_cents"] for i in items)
+    total_cents = cents_sum(i["line_value_cents"] for i in items)
     return {
         **_container_brief(box),
         "gross_weight_kg": box["gross_weight_kg"],
@@ -170,7 +176,7 @@ def containers_on_hold(port: str | None = None) -> dict:
         "as_of": TODAY.isoformat(),
         "port": where["port_code"] if where else "ALL",
         "count": len(held),
-        "total_value_usd": usd(sum(h["value_cents"] for h in held)),
+        "total_value_usd": usd(cents_sum(h["value_cents"] for h in held)),
         "containers": held,
     }
 
@@ -214,7 +220,7 @@ def cargo_value(voyage: str | None = None, container_no: str | None = None) -> d
         " ORDER BY c.container_no",
         vid=trip["voyage_id"],
     )
-    total = sum(int(r["cents"]) for r in rows)
+    total = cents_sum(r["cents"] for r in rows)
     return {
         "voyage_code": trip["voyage_code"],
         "vessel": trip["vessel"],
@@ -226,7 +232,7 @@ def cargo_value(voyage: str | None = None, container_no: str | None = None) -> d
             {
                 "container_no": r["container_no"],
                 "container_type": r["container_type"],
-                "value_cents": int(r["cents"]),
+                "value_cents": cents(r["cents"]),
                 "value_usd": usd(r["cents"]),
             }
             for r in rows
@@ -348,6 +354,6 @@ def consignee_shipments(consignee: str) -> dict:
         "query": text,
         "consignees": sorted({r["consignee"] for r in rows}),
         "count": len(shipments),
-        "total_value_usd": usd(sum(s["value_cents"] for s in shipments)),
+        "total_value_usd": usd(cents_sum(s["value_cents"] for s in shipments)),
         "shipments": shipments,
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent_harness.supplychain.reference_data import PRODUCTS
-from agent_harness.supplychain.tools.lookups import query, required_text, usd
+from agent_harness.supplychain.tools.lookups import cents_sum, query, required_text, usd
 from agent_harness.tools.tool import ToolError
 
 #: The category of every tool in this module (``Tool.from_function`` reads it).
@@ -134,7 +134,7 @@ def hs_code_lookup(hs_code: str) -> dict:
         result["heading"] = {"code": code[:4], "title": HS_HEADINGS.get(code[:4], "unknown")}
     if len(code) == 6:
         result["subheading"] = {"code": code, "title": HS_SUBHEADINGS.get(code, "unknown")}
-    cents = sum(int(r["cents"]) for r in rows)
+    cents = cents_sum(r["cents"] for r in rows)
     result["cargo"] = {
         "lines": sum(r["lines"] for r in rows),
         "quantity": sum(r["quantity"] for r in rows),

@@ -29,6 +29,8 @@ __all__ = [
     "to_datetime",
     "iso_date",
     "usd",
+    "cents",
+    "cents_sum",
     "required_text",
     "close_matches",
     "only_match",
@@ -101,9 +103,21 @@ def iso_date(value) -> str | None:
     return day.isoformat() if day else None
 
 
-def usd(cents: float | int | None) -> float:
-    """US cents as dollars, rounded to the cent (None counts as 0)."""
-    return round((cents or 0) / 100, 2)
+def usd(cents: float | int | None) -> float | None:
+    """US cents as dollars, rounded to the cent; None stays None (a value the identity's
+    access policy masks is unknown, not zero)."""
+    return None if cents is None else round(cents / 100, 2)
+
+
+def cents_sum(values) -> int | None:
+    """The sum of amounts in cents; None when any is None (masked: the total is unknown)."""
+    values = list(values)
+    return None if any(v is None for v in values) else int(sum(values))
+
+
+def cents(value) -> int | None:
+    """An amount in cents as an int; None stays None (masked by the access policy)."""
+    return None if value is None else int(value)
 
 
 def required_text(value: str | None, what: str) -> str:
