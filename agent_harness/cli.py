@@ -74,10 +74,14 @@ def setup(backend: str | None, reload_data: bool) -> None:
 @click.option(
     "--instructor",
     is_flag=True,
-    help="Keep nbgrader's instructor tools (menu, Create Assignment, Validate, formgrader).",
+    help="Keep nbgrader's instructor tools (menu, Create Assignment, Validate, formgrader) and "
+    "prepare the course folder course/ for them.",
 )
 def lab(port: int, no_browser: bool, instructor: bool) -> None:
     """Start JupyterLab on the notebooks/ folder (without nbgrader's instructor tools).
+
+    With --instructor: nbgrader's tools on, at the project's root, with a working course in
+    course/ (nbgrader_config.py, source/ from solutions/, gradebook, release/, exchange/).
 
     JupyterLab takes this process over (on Windows it runs as a child that ends with this
     process), so stopping `workshop lab` stops JupyterLab and its kernels.
@@ -88,7 +92,20 @@ def lab(port: int, no_browser: bool, instructor: bool) -> None:
     notebooks = PROJECT_ROOT / "notebooks"
     if not notebooks.is_dir():
         raise click.ClickException(f"no notebooks folder at {notebooks}")
-    command, env = lab_command(port, instructor=instructor, no_browser=no_browser)
+    course = None
+    if instructor:
+        from grader.course import prepare_course
+
+        try:
+            course = prepare_course()
+        except RuntimeError as e:
+            raise click.ClickException(str(e)) from None
+        click.echo(
+            f"course folder {course.root.relative_to(PROJECT_ROOT)}/ (nbgrader's config, "
+            "source, release, gradebook and exchange): Nbgrader > Formgrader shows the "
+            "assignment 'workshop'"
+        )
+    command, env = lab_command(port, instructor=instructor, no_browser=no_browser, course=course)
     who = "instructor: nbgrader's tools on" if instructor else "attendee: nbgrader's tools off"
     click.echo(f"starting ({who}): " + " ".join(command))
     hand_over(command, env)

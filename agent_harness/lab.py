@@ -11,8 +11,12 @@ folder, ``setup/jupyter-attendee/``, put first on ``JUPYTER_CONFIG_PATH``:
 * ``jupyter_server_config.json`` turns off nbgrader's server extensions (formgrader, validate,
   assignment and course lists), so their pages and APIs do not exist either.
 
-``workshop lab --instructor`` starts without that folder, so nbgrader's tools are there.
-A user's own settings (``~/.jupyter``) still rank above the project's, as Jupyter intends.
+``workshop lab --instructor`` starts without that folder, so nbgrader's tools are there, at
+the project's root, with the course folder ``course/`` (``grader/course.py``: nbgrader's
+config, the sources, the gradebook, the release and the exchange) first on
+``JUPYTER_CONFIG_PATH``, so formgrader finds its ``nbgrader_config.py`` and shows the
+assignment. A user's own settings (``~/.jupyter``) still rank above the project's, as Jupyter
+intends.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ def lab_command(
     no_browser: bool = False,
     notebook_dir: Path | None = None,
     env: Mapping[str, str] | None = None,
+    course: Path | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """The command line and environment that start JupyterLab.
 
@@ -43,19 +48,24 @@ def lab_command(
         port: The port to listen on.
         instructor: Keep nbgrader's instructor extensions (attendees get them disabled).
         no_browser: Do not open a browser.
-        notebook_dir: The folder the lab opens (default: the project's ``notebooks/``).
+        notebook_dir: The folder the lab opens (default: the project's ``notebooks/``; with a
+            ``course``, the project's root, which holds it).
         env: The environment to start from (default: this process's).
+        course: An nbgrader course folder with its ``nbgrader_config.py`` (instructors), put
+            first on ``JUPYTER_CONFIG_PATH``.
 
     Returns:
         (command, environment).
     """
     env = dict(os.environ if env is None else env)
+    if notebook_dir is None:
+        notebook_dir = PROJECT_ROOT if course is not None else PROJECT_ROOT / "notebooks"
     command = [
         sys.executable,
         "-m",
         "jupyter",
         "lab",
-        f"--notebook-dir={notebook_dir or PROJECT_ROOT / 'notebooks'}",
+        f"--notebook-dir={notebook_dir}",
         f"--port={int(port)}",
     ]
     if no_browser:
@@ -66,6 +76,8 @@ def lab_command(
     paths = [p for p in paths if Path(p) != ATTENDEE_CONFIG]
     if not instructor:
         paths.insert(0, str(ATTENDEE_CONFIG))
+    elif course is not None:
+        paths.insert(0, str(course))
     if paths:
         env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
     else:

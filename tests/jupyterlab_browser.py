@@ -152,13 +152,24 @@ def browser(width: int = 1400, height: int = 1000) -> Iterator:
 
 @contextlib.contextmanager
 def running_lab(
-    notebook_dir: Path, log: Path, *, instructor: bool = False, env=None
+    notebook_dir: Path,
+    log: Path,
+    *,
+    instructor: bool = False,
+    env=None,
+    course=None,
+    with_browser: bool = True,
 ) -> Iterator[Lab]:
     """JupyterLab as ``workshop lab`` starts it (attendee settings unless ``instructor``), on a
     free port, with a known token, and a browser on it."""
     port = _free_port()
     command, environment = lab_command(
-        port, instructor=instructor, no_browser=True, notebook_dir=notebook_dir, env=env
+        port,
+        instructor=instructor,
+        no_browser=True,
+        notebook_dir=notebook_dir,
+        env=env,
+        course=course,
     )
     command.append(f"--IdentityProvider.token={TOKEN}")
     environment["JUPYTER_RUNTIME_DIR"] = str(log.parent / "runtime")
@@ -175,6 +186,9 @@ def running_lab(
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(log.read_text(encoding="utf-8")[-3000:]) from None
                 time.sleep(0.5)
+        if not with_browser:
+            yield Lab(url, log, None)
+            return
         with browser() as driver:
             yield Lab(url, log, driver)
     finally:
