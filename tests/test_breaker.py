@@ -311,3 +311,20 @@ def test_listeners_hear_of_every_change_to_the_tool_set(h, clock):
         (name, "open->closed"),
         (name, "removed"),
     ]
+
+
+def test_enabling_a_closed_tool_records_no_transition(h, clock):
+    """Issue 22, item 10: notebook 06 ends with enable() on a tool already closed, which used to
+    record closed -> closed."""
+    name = _tool(h, Switch(failing=False))
+    before = h.tools.transitions(name)
+    h.tools.enable(name, reason="already on")
+    assert h.tools.transitions(name) == before
+    h.tools.disable(name, reason="maintenance")
+    h.tools.enable(name)
+    assert [(t["from_state"], t["to_state"]) for t in h.tools.transitions(name)] == [
+        ("open", "closed"),
+        ("closed", "open"),
+    ]
+    h.tools.enable(name)
+    assert len(h.tools.transitions(name)) == 2
