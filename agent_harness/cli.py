@@ -1,5 +1,5 @@
-"""The ``workshop`` command: setup, lab, doctor, call, search, ooda, mcp, release, grade, check,
-export, skills."""
+"""The ``workshop`` command: setup, lab, chat, doctor, call, search, ooda, mcp, release, grade,
+check, export, skills."""
 
 from __future__ import annotations
 
@@ -108,6 +108,51 @@ def lab(port: int, no_browser: bool, instructor: bool) -> None:
     command, env = lab_command(port, instructor=instructor, no_browser=no_browser, course=course)
     who = "instructor: nbgrader's tools on" if instructor else "attendee: nbgrader's tools off"
     click.echo(f"starting ({who}): " + " ".join(command))
+    hand_over(command, env)
+
+
+@cli.command()
+@click.option(
+    "--backend",
+    type=click.Choice(["embedded", "oracle"]),
+    default=None,
+    help="Backend to chat on (default: WORKSHOP_BACKEND or embedded).",
+)
+@click.option(
+    "--agent",
+    default=None,
+    help="Chat as this agent (progressive disclosure: its skills unlock tools); "
+    "default: no agent, tools retrieved for each question.",
+)
+@click.option("--port", default=8866, show_default=True, help="Port on 127.0.0.1.")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser.")
+def chat(backend: str | None, agent: str | None, port: int, no_browser: bool) -> None:
+    """Chat with the agent in the glass box: a page served by Voilà on 127.0.0.1.
+
+    Left, the conversation (threads kept in the database: switch, reopen); right, live while
+    each turn runs: the memory hits, the skills, the tools offered and why, each model step
+    and tool call (arguments, latency, outcome, breaker state, offload handle), the answer,
+    and a context meter of the next request against the model's window. The live model when
+    OPENAI_API_KEY is set (answers streamed), the offline replay model otherwise.
+    """
+    from agent_harness.glass_box.page import LOOPBACK, chat_command, voila_missing
+    from agent_harness.handover import hand_over
+
+    problem = voila_missing()
+    if problem:
+        raise click.ClickException(problem)
+    harness = _connect(prepare=True, backend=backend)  # prepares the database on first use
+    try:
+        if agent and agent not in harness.agents.names():
+            raise click.ClickException(
+                f"no agent {agent!r}; the agents: {', '.join(harness.agents.names())}"
+            )
+        folder = harness.settings.data_dir / "chat"
+        click.echo(harness.describe())
+    finally:
+        harness.close()
+    command, env = chat_command(folder, port, backend=backend, agent=agent, no_browser=no_browser)
+    click.echo(f"the glass box at http://{LOOPBACK}:{port}/ (Voilà); Ctrl+C stops")
     hand_over(command, env)
 
 

@@ -13,6 +13,7 @@ from agent_harness.backends import Scope, open_backend
 from agent_harness.catalog_scanner import CatalogScanner
 from agent_harness.config import Settings
 from agent_harness.embeddings import get_embedder
+from agent_harness.knowledge_hits import KnowledgeRecorder
 from agent_harness.memory import MemoryStore
 from agent_harness.observability import configure_from_env
 from agent_harness.offload import ToolOutputLog
@@ -22,14 +23,16 @@ from agent_harness.skills import PROJECT_SKILLS, SkillLibrary
 from agent_harness.supplychain.tools import tools as supplychain_tools
 from agent_harness.tools import REGISTERED, Tool, ToolRegistry
 from agent_harness.tools.core import tools as core_tools
+from agent_harness.tools.diagnostics import tools as diagnostics_tools
 
 __all__ = ["Harness", "connect", "library_tools", "StepResult", "PrepareError"]
 
 
 def library_tools() -> list[Tool]:
-    """The tools every harness registers: the core tools, then the SUPPLYCHAIN tools (your own
-    ``@register``-ed tools join them, see :mod:`agent_harness.tools.decorator`)."""
-    return [*core_tools(), *supplychain_tools()]
+    """The tools every harness registers: the core tools, the SUPPLYCHAIN tools, then the
+    diagnostics tools (your own ``@register``-ed tools join them, see
+    :mod:`agent_harness.tools.decorator`)."""
+    return [*core_tools(), *supplychain_tools(), *diagnostics_tools()]
 
 
 class PrepareError(RuntimeError):
@@ -76,8 +79,13 @@ class Harness:
         self.tools = ToolRegistry(self, library_tools(), registered=REGISTERED)
         self.agents = AgentLibrary(self)
         self.provenance = Provenance(self.backend)
-        #: Turn hooks of the agent loop: provenance trail and OpenTelemetry turn spans.
-        self.turn_hooks: list = [ProvenanceRecorder(self), TurnTracer(self)]
+        #: Turn hooks of the agent loop: provenance trail (the memory hits of each turn's
+        #: context in it too) and OpenTelemetry turn spans.
+        self.turn_hooks: list = [
+            ProvenanceRecorder(self),
+            KnowledgeRecorder(self),
+            TurnTracer(self),
+        ]
         self._llm = None
 
     def embed(self, texts: list[str]) -> np.ndarray:

@@ -33,21 +33,23 @@ def test_a_turn_leaves_its_whole_trail(h):
     assert tree["thread_id"] == "t-prov" and tree["duration_ms"] > 0
     kinds = _kinds(tree["events"])
     roots = [k for d, k, _ in kinds if d == 0]
-    assert roots == ["tools_offered", "model_step", "model_step", "answer"]
-    offered = tree["events"][0]
+    assert roots == ["knowledge", "tools_offered", "model_step", "model_step", "answer"]
+    hits = tree["events"][0]["children"]  # the memories the context carried (knowledge_hits)
+    assert hits and {c["kind"] for c in hits} == {"memory_hit"}
+    offered = tree["events"][1]
     assert offered["detail"]["count"] == len(turn.offered) == len(offered["children"])
     assert [c["name"] for c in offered["children"]] == turn.offered_names
     assert offered["detail"]["schema_bytes"] == sum(
         c["detail"]["schema_bytes"] for c in offered["children"]
     )
-    call = tree["events"][1]["children"][0]
+    call = tree["events"][2]["children"][0]
     assert (call["kind"], call["name"], call["ok"]) == ("tool_call", "delayed_voyages", True)
     record = turn.tool_calls[0]
     assert call["telemetry_id"] == record.result.telemetry_id
     telemetry = h.tools.telemetry(tool="delayed_voyages")
     assert any(r["id"] == call["telemetry_id"] and r["turn_id"] == turn.turn_id for r in telemetry)
     assert [c["kind"] for c in call["children"]] == (["offload"] if record.offloaded else [])
-    assert tree["events"][1]["detail"]["usage"]["prompt_tokens"] > 0
+    assert tree["events"][2]["detail"]["usage"]["prompt_tokens"] > 0
     text = h.provenance.render(turn.turn_id)
     assert "tool_call delayed_voyages ok" in text and text.startswith(f"turn {turn.turn_id}")
 

@@ -16,12 +16,15 @@ import time
 from typing import Any
 
 from agent_harness.llm.scenarios import (
+    ANSWER_NO_TOOL,
     QUESTION,
     Scenario,
     StepContext,
     ToolCall,
     ToolResult,
     find_scenario,
+    knowledge_lines,
+    no_suitable_tool,
 )
 from agent_harness.llm.skill_choice import (
     DISCLOSURE_ID,
@@ -79,16 +82,24 @@ def _offered_tools(body: dict[str, Any]) -> set[str]:
     return names
 
 
-def _conversation(messages: list[dict]) -> tuple[str | None, list[list[ToolResult]]]:
-    """Return the last user question and the tool results since it, one list per round."""
+def _anchor(messages: list[dict]) -> int | None:
+    """The index of the message holding the question (None: no user message)."""
     users = [i for i, message in enumerate(messages) if message.get("role") == "user"]
     if not users:
-        return None, []
+        return None
     anchor = users[-1]
     # A user message right after tool results is an instruction (the agent loop's "answer
     # now"), not a new question: keep the question before it and the tool rounds since then.
     if len(users) > 1 and anchor > 0 and messages[anchor - 1].get("role") == "tool":
         anchor = users[-2]
+    return anchor
+
+
+def _conversation(messages: list[dict]) -> tuple[str | None, list[list[ToolResult]]]:
+    """Return the last user question and the tool results since it, one list per round."""
+    anchor = _anchor(messages)
+    if anchor is None:
+        return None, []
     rounds: list[list[ToolResult]] = []
     calls: dict[str, tuple[str, str]] = {}
     for message in messages[anchor + 1 :]:
@@ -178,6 +189,8 @@ def replay(body: dict[str, Any]) -> tuple[str | None, list[tuple[str, str, str]]
     step = sum(1 for r in rounds if not is_disclosure([c.call_id for c in r]))
     found = find_scenario(question)
     scenario, groups = found if found is not None else (None, {})
+    if scenario is None and not rounds and no_suitable_tool(_offered_tools(body)):
+        return f"{ANSWER_PREFIX} No scripted scenario for this question; {ANSWER_NO_TOOL}", []
     results = [result for round_ in rounds for result in round_]
     manifest = read_manifest(messages)
     offered = _offered_tools(body)
@@ -190,7 +203,12 @@ def replay(body: dict[str, Any]) -> tuple[str | None, list[tuple[str, str, str]]
             skip += 1
         step += skip
     ctx = StepContext(
-        question, groups, tuple(results), tuple(rounds[-1] if rounds else ()), manifest
+        question,
+        groups,
+        tuple(results),
+        tuple(rounds[-1] if rounds else ()),
+        manifest,
+        knowledge_lines(text_of(messages[_anchor(messages)].get("content"))),
     )
     skills = {"manifest": manifest, "loaded": loaded_skills(messages)}
     # No tools (or tool_choice "none") is how the agent loop asks for its forced final answer.

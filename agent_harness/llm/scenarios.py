@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "ANSWER_NO_TOOL",
+    "BASIC_TOOLS",
     "PREVIOUS_CALL_ID",
     "QUESTION",
     "SCENARIOS",
@@ -34,6 +36,8 @@ __all__ = [
     "ToolResult",
     "find_scenario",
     "group",
+    "knowledge_lines",
+    "no_suitable_tool",
 ]
 
 
@@ -79,6 +83,8 @@ class StepContext:
         previous: The tool results of the latest round only.
         manifest: The skills in the system prompt (name -> description and unlocked tools),
             when the turn runs as an agent.
+        knowledge: The lines under "Relevant knowledge:" in the question's message (the
+            memories the agent loop gave the model, e.g. ``"- [note] our hub is ..."``).
     """
 
     question: str
@@ -86,6 +92,7 @@ class StepContext:
     results: tuple[ToolResult, ...] = ()
     previous: tuple[ToolResult, ...] = ()
     manifest: Mapping[str, Mapping] = field(default_factory=dict)
+    knowledge: tuple[str, ...] = ()
 
     def latest(self, name: str) -> ToolResult | None:
         """Return the most recent result of the tool ``name``, or None if it was not called."""
@@ -272,9 +279,59 @@ def _was_offloaded(ctx: StepContext) -> bool:
     return any(_OFFLOAD_MARKER in result.content for result in ctx.previous)
 
 
+#: The harness's always-on tools (every strategy's): offered whatever the question, so a
+#: request that offers nothing else has no tool for a question no scenario knows.
+BASIC_TOOLS = frozenset(
+    ("run_sql", "search_knowledge", "remember", "exec_js", "load_skill", "list_skills")
+    + ("fetch_tool_output",)
+)
+_KNOWLEDGE = re.compile(r"(?:^|\n)Relevant knowledge:\n(.*?)(?:\n\n|$)", re.DOTALL)
+_ENTRY = re.compile(r"\n(?=- \[)")
+_LOCODE = re.compile(r"\(([A-Z]{5})\)")
+#: What the offline model says when no domain tool is offered for a question it does not know.
+ANSWER_NO_TOOL = (
+    "I have no tool for that: none of the tools I was offered fits this question (only the "
+    "harness's basic tools), so I will not guess or call a tool at random."
+)
+#: The port a model assumes "our European hub" is without being told: Europe's largest.
+_ASSUMED_HUB = "NLRTM"
+
+
+def knowledge_lines(text: str) -> tuple[str, ...]:
+    """The ``- [kind] ...`` entries under "Relevant knowledge:" in a message's text (an entry
+    may span lines: an episode holds its question and answer)."""
+    found = _KNOWLEDGE.search(text or "")
+    return tuple(e for e in _ENTRY.split(found.group(1)) if e.strip()) if found else ()
+
+
+def no_suitable_tool(offered: set[str]) -> bool:
+    """True when a request offers tools but none beyond :data:`BASIC_TOOLS`: the relevance
+    floor left no domain tool for the question."""
+    return bool(offered) and offered <= BASIC_TOOLS
+
+
+def _hub_port(ctx: StepContext) -> dict[str, Any]:
+    """The port of "our European hub": the UN/LOCODE a memory about the hub names (a note or a
+    correction, not an episode: what was said, not what was answered), else the assumption."""
+    for line in ctx.knowledge:
+        if "hub" in line.lower() and not line.startswith("- [episode]"):
+            code = _LOCODE.search(line)
+            if code:
+                return {"port": code.group(1)}
+    return {"port": _ASSUMED_HUB}
+
+
 # --- the demo questions ------------------------------------------------------------------------
 
 SCENARIOS: list[Scenario] = [
+    Scenario(
+        # The user corrects the agent: the correction is stored, so later turns find it.
+        name="correction",
+        pattern=r"^\s*(?:no|wrong|that's wrong|that is wrong|not quite)\s*[,.:;!]\s*"
+        r"(?P<fact>.+?)\s*\.?\s*$",
+        steps=[[ToolCall("remember", {"content": group("fact"), "kind": "correction"})]],
+        answer_hint="Thanks for the correction: I stored it with remember and will use it.",
+    ),
     Scenario(
         name="remember",
         pattern=r"^\s*(?:please\s+)?remember\s+(?:that\s+)?(?P<fact>.+?)\s*\.?\s*$",
@@ -364,6 +421,30 @@ SCENARIOS: list[Scenario] = [
             ],
         ],
         answer_hint="The container's manifest, from container_manifest.",
+    ),
+    Scenario(
+        # The agent explains itself: a past turn's trail (the latest finished one).
+        name="explain_turn",
+        pattern=r"\b(?:explain|why did you)\b.*\b(?:last|previous|earlier)\s+"
+        r"(?:turn|answer|question|decision)\b",
+        steps=[[ToolCall("explain_turn", {})]],
+        answer_hint="Here is what I did, from my provenance trail (explain_turn).",
+    ),
+    Scenario(
+        name="registry_health",
+        pattern=r"\b(?:health|healthy)\b.*\b(?:registry|tools)\b"
+        r"|\b(?:registry|tools)\b.*\b(?:health|healthy|failing|slow)\b",
+        steps=[[ToolCall("registry_health", {})]],
+        answer_hint="The registry's health, from registry_health (an OODA dry run).",
+    ),
+    Scenario(
+        # Which port is "our European hub" is not in the data: the model takes it from what
+        # its context's knowledge says (a stored correction), else assumes Rotterdam.
+        name="european_hub",
+        pattern=r"\bour\s+europe(?:an)?\s+hub\b",
+        steps=[[ToolCall("port_info", _hub_port)]],
+        answer_hint="Our European hub's details from port_info (the hub is the port my "
+        "knowledge names, else Europe's largest port, Rotterdam).",
     ),
     Scenario(
         name="column_meaning",

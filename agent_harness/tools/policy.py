@@ -15,10 +15,14 @@ import pydantic
 
 from agent_harness.backends.roles import RankWeights
 
-__all__ = ["Policy", "effective_state", "SETTINGS_PREFIX"]
+__all__ = ["Policy", "effective_state", "SETTINGS_PREFIX", "RELEVANCE_FLOOR"]
 
 #: The policy's rows in the ``harness_settings`` table are named ``registry.<field>``.
 SETTINGS_PREFIX = "registry."
+#: The default relevance floor: below this cosine similarity to the question no tool is offered
+#: by rank (the always-on set still is). Chosen from the measured similarities of questions the
+#: tools answer and questions they do not (:mod:`agent_harness.tools.relevance`, notebook 08).
+RELEVANCE_FLOOR = 0.283
 
 
 class Policy(pydantic.BaseModel):
@@ -46,6 +50,12 @@ class Policy(pydantic.BaseModel):
     rank_latency_weight: float = pydantic.Field(0.05, ge=0, le=1)
     rank_vector_weight: float = pydantic.Field(0.7, ge=0, le=1)
     rank_latency_ref_ms: float = pydantic.Field(1000, gt=0)
+    relevance_floor: float = pydantic.Field(
+        RELEVANCE_FLOOR,
+        ge=-1,
+        le=1,
+        description="offer a tool by rank only at this cosine similarity or more; -1: off",
+    )
 
     @pydantic.field_validator("protected_categories", mode="before")
     @classmethod

@@ -33,6 +33,7 @@ from agent_harness.tools.breaker import CircuitBreaker
 from agent_harness.tools.decorator import RegisteredTools
 from agent_harness.tools.dispatch import HookFailures, ToolCall, ToolResult, dispatch
 from agent_harness.tools.following import RegistryFollow
+from agent_harness.tools.relevance import reaches_floor
 from agent_harness.tools.request_parts import interleave, request_parts
 from agent_harness.tools.telemetry import TelemetryRecorder
 from agent_harness.tools.tool import Tool, add_tool, name_words
@@ -316,26 +317,42 @@ class ToolRegistry(ToolsAsData, RegistryWatch, RegistryFollow):
         always_on: bool = True,
         categories: list[str] | None = None,
         mode: str = "hybrid",
+        floor: float | None = None,
     ) -> list[dict]:
         """The tools to send for this query: the top-k (:meth:`rank`) plus the always-on set.
 
-        Open tools are never offered, always-on ones included.
+        Open tools are never offered, always-on ones included. A tool is picked by rank only
+        when its similarity to the query reaches the **relevance floor** (the policy's
+        ``relevance_floor``), or when the query spells its name or one of its snake_case
+        argument names (:func:`~agent_harness.tools.relevance.reaches_floor`): a question no
+        tool is for gets the always-on set alone.
 
         Args:
             query: The user's question (or any text).
-            k: How many tools to pick by rank; k >= the registry size returns every tool.
+            k: How many tools to pick by rank; k >= the registry size returns every tool (asking
+                for all of them is not a choice: the floor does not apply then).
             always_on: Add the always-on tools (without counting them in k).
             categories: Only tools of these categories for the top-k (the always-on set is
                 added whatever its categories).
             mode: How :meth:`rank` ranks: ``hybrid`` (default), ``vector`` or ``keyword``.
+            floor: The relevance floor (None: the policy's; -1 offers whatever the rank).
 
         Returns:
             OpenAI tool schemas, always-on first, then by rank.
         """
         k = max(0, int(k))
+        floor = self.policy().relevance_floor if floor is None else float(floor)
+        if k >= len(self._tools):
+            floor = -1.0
         skip = set(self.always_on) if always_on else set()
         ranked = self.rank(query, k=None, categories=categories, include_open=True, mode=mode)
-        offerable = [r["name"] for r in ranked if r["state"] != "open" and r["name"] in self._tools]
+        offerable = [
+            r["name"]
+            for r in ranked
+            if r["state"] != "open"
+            and r["name"] in self._tools
+            and reaches_floor(r, floor, query, self._tools[r["name"]])
+        ]
         picked = [n for n in offerable if n not in skip][:k]
         if always_on:
             off = self.open_tools()
