@@ -1762,18 +1762,41 @@ WRONG["07_progressive_disclosure"] = {
     ],
     "define_sql_tool": [
         (
-            "a default of 0 or an empty text taken for no default",
-            _DEFINE_KEYWORDS.replace(
-                "        if len(spec) >= 3:", "        if len(spec) >= 3 and spec[2]:"
-            ),
-        ),
-        (
             "bind variables found with a regex of its own (':name' inside quotes counts)",
             "import re\n\n\n"
             + _DEFINE_KEYWORDS.replace("sql_binds(sql)", "set(re.findall(r':(\\w+)', sql))"),
         ),
     ],
 }
+#: Issue 22, items 6 and 11: these passed every visible check of 07 and lost points only at
+#: grading; each now meets a visible case at the boundary its TODO sentence states.
+VISIBLE["07_progressive_disclosure"] = {
+    "resolve_skill_tools": [
+        (
+            "the last access grant met, not the strongest",
+            _RESOLVE_LISTS.replace("max(levels, key=rank)", "levels[-1]"),
+        ),
+        (
+            "WITH RECURSIVE (runs on SQLite only)",
+            _RESOLVE_LISTS.replace("    WITH walk (", "    WITH RECURSIVE walk ("),
+        ),
+    ],
+    "define_sql_tool": [
+        (
+            "a default of 0, False or an empty text taken for no default",
+            _DEFINE_KEYWORDS.replace(
+                "        if len(spec) >= 3:", "        if len(spec) >= 3 and spec[2]:"
+            ),
+        ),
+    ],
+}
+COVERED_BY.update(
+    {
+        "the last access grant met, not the strongest": "resolve_skill_tools_access",
+        "WITH RECURSIVE (runs on SQLite only)": "resolve_skill_tools_checks",
+        "a default of 0, False or an empty text taken for no default": ("define_sql_tool_required"),
+    }
+)
 ALWAYS_EQUAL["07_progressive_disclosure"] = {
     "resolve_skill_tools": [
         (
@@ -1837,7 +1860,6 @@ COVERED_BY.update(
         "one cycle per skill reached again": "resolve_skill_tools_cycles",
         "a skill name matched whatever its case": "disclose_unknown_skill",
         "the unknown-skill error lists at most three skills": "disclose_unknown_skill",
-        "a default of 0 or an empty text taken for no default": "define_sql_tool_required",
         "bind variables found with a regex of its own (':name' inside quotes counts)": (
             "define_sql_tool_binds"
         ),
