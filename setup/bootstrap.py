@@ -195,8 +195,26 @@ def ensure_sandbox() -> None:
         say("could not install bubblewrap: `workshop grade` will use process limits only")
 
 
+USAGE = """usage: python3 setup/bootstrap.py [MODE] [OPTIONS]
+
+modes:
+  start [--no-lab] [LAB OPTIONS]  (the default) install into .venv, prepare the database, open
+                                  JupyterLab; --no-lab stops before JupyterLab; LAB OPTIONS are
+                                  `workshop lab`'s (see `workshop lab --help`), e.g. --instructor
+  setup                           install into .venv and prepare the database only
+  sandbox                         install bubblewrap, the grader's sandbox (Linux)
+  test [PYTEST ARGS]              install what tests need and run the test suite
+  -h, --help                      print this and exit (nothing is installed)"""
+MODES = ("start", "setup", "sandbox", "test")
+
+
 def main(argv: list[str]) -> None:
     mode = argv[0] if argv else "start"
+    if mode in ("-h", "--help", "help"):
+        print(USAGE)  # before anything is created: asking for help installs nothing
+        return
+    if mode not in MODES:
+        sys.exit(f"unknown mode {mode!r}\n{USAGE}")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     ensure_venv()
     if mode == "test":
@@ -208,13 +226,8 @@ def main(argv: list[str]) -> None:
         run(PYTHON, "-m", "agent_harness.cli", "setup", env=env)
         if mode == "start" and "--no-lab" not in argv:
             hand_over([PYTHON, "-m", "agent_harness.cli", "lab", *argv[1:]], env)
-    elif mode == "sandbox":
+    else:  # sandbox
         ensure_sandbox()
-    else:
-        sys.exit(
-            "usage: python3 setup/bootstrap.py [start [--no-lab] [LAB OPTIONS] | setup | sandbox"
-            " | test [pytest args]]  (LAB OPTIONS: see `workshop lab --help`, e.g. --instructor)"
-        )
 
 
 if __name__ == "__main__":
