@@ -24,7 +24,22 @@ def _connect(prepare: bool = False, **kwargs):
         raise click.ClickException(str(e)) from e
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _WholeSentences(click.Group):
+    """A group whose command list shows each command's first sentence whole (wrapped), not cut
+    at the terminal's width with "..." in the middle of a phrase (issue 22, item 15)."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=_WholeSentences, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="agent-harness-workshop")
 def cli() -> None:
     """The agent-harness workshop: prepare the database, open the notebooks, check, explore."""
@@ -404,7 +419,7 @@ def _register_grader() -> None:
 _register_grader()
 
 
-@cli.group()
+@cli.group(cls=_WholeSentences)
 def skills() -> None:
     """Manage the skills library."""
 
