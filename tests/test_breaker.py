@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import uuid
 
 import pytest
@@ -208,6 +209,9 @@ def test_ooda_dry_run_decides_without_acting_and_the_report_reads_well(h, clock)
         row = next(r for r in real.rows() if r["tool"] == name)
         assert "failing" in row["findings"] and "-> open" in row["decision"]
         assert real.summary().startswith("OODA at") and "(1 applied)" in real.summary()
+        # issue 22, item 15: "1 decision", not "1 decisions"
+        assert re.search(r"\b1 decisions\b|\b1 findings\b|\b1 tools\b", real.summary()) is None
+        assert re.search(r"\b(\d+) decisions?\b", real.summary()), real.summary()
         assert h.tools.transitions(name)[0]["actor"] == "ooda"
     finally:
         h.tools.set_policy(min_calls=5)
