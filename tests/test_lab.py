@@ -130,6 +130,10 @@ def _start_lab(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, int, str]
     return process, port, token
 
 
+#: JupyterLab's plugin that asks to fetch Jupyter news and shows it in a pop-up.
+NEWS = "@jupyterlab/apputils-extension:announcements"
+
+
 def _page_config(port: int, token: str) -> dict:
     status, html = _get(f"http://127.0.0.1:{port}/lab?token={token}")
     assert status == 200, status
@@ -161,6 +165,8 @@ def test_running_lab_shows_nbgrader_to_instructors_only(instructor, tmp_path):
         status, _ = _get(f"http://127.0.0.1:{port}/assignments?token={token}")
         assert (status == 404) is not instructor, status
         assert "@jupyterlab/notebook-extension" not in disabled  # the lab itself works
+        # issue 22, item 15: no Jupyter news pop-up over an attendee's notebook
+        assert (NEWS in disabled) is not instructor, sorted(disabled)
     finally:
         _stop(process)
 
