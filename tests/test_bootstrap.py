@@ -130,3 +130,25 @@ def test_help_installs_nothing_and_readme_lists_every_mode(tmp_path):
     for word in ("start", "setup", "sandbox", "test", "--no-lab", "--instructor"):
         assert word in usage, word
         assert f"`{word}" in readme, f"README does not list {word}"
+
+
+def test_install_says_what_it_does_in_short_lines_and_shows_progress(
+    bootstrap, monkeypatch, capsys
+):
+    """Issue 22, item 15: two 330-character uv command lines, then nothing for 3-12 s."""
+    import time
+
+    recorded = bootstrap.subprocess.run
+
+    def slow_run(command, **kwargs):
+        if "install" in [str(c) for c in command]:
+            time.sleep(0.3)
+        return recorded(command, **kwargs)
+
+    monkeypatch.setattr(bootstrap.subprocess, "run", slow_run)
+    monkeypatch.setattr(bootstrap, "TICK_SECONDS", 0.05)
+    bootstrap.install()
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 100 for line in lines), max(lines, key=len)
+    assert any(f"packages of {bootstrap.LOCK.name}" in line for line in lines), lines
+    assert any(line.startswith("[bootstrap]   ... ") for line in lines), lines
