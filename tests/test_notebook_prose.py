@@ -42,3 +42,11 @@ def test_07_states_that_the_library_makes_the_bind_check():
 
     assert issubclass(DefinitionRefused, ValueError)
     assert "`DefinitionRefused`, a `ValueError`" in _text("07_progressive_disclosure")
+
+
+def test_every_notebook_says_where_run_all_stopped():
+    """Issue 22, item 15: after Run All stops at a failing check the view sits at the bottom."""
+    for path in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        title = "".join(nb["cells"][0]["source"])
+        assert "**If Run All stops**" in title and "scroll up" in title, path.name

@@ -867,6 +867,11 @@ VISIBLE = {
             ("ignores per_list (always 30)", _hybrid(binds="k, 30, rrf_k")),
             ("ignores rrf_k (always 60)", _hybrid(binds="k, per_list, 60")),
             ("at most 10 rows, whatever k", _hybrid(binds="min(k, 10), per_list, rrf_k")),
+            # issue 22, item 11: SQLite runs it, Oracle does not; the portability check names it
+            (
+                "IFNULL instead of COALESCE (runs on SQLite only)",
+                _hybrid().replace("COALESCE(", "IFNULL("),
+            ),
         ],
     },
     "01_memory": {
