@@ -50,3 +50,13 @@ def test_every_notebook_says_where_run_all_stopped():
         nb = json.loads(path.read_text(encoding="utf-8"))
         title = "".join(nb["cells"][0]["source"])
         assert "**If Run All stops**" in title and "scroll up" in title, path.name
+
+
+def test_07s_parameter_table_shows_none_not_nan():
+    """Issue 22, item 15: a NULL default_value showed as NaN in 07's tool_parameters table."""
+    import pandas as pd
+
+    text = _text("07_progressive_disclosure")
+    assert "ORDER BY ordinal\"),\n        dtype=object))" in text
+    rows = [{"default_value": None}, {"default_value": "5000"}]
+    assert pd.DataFrame(rows, dtype=object)["default_value"].tolist() == [None, "5000"]
