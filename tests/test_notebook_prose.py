@@ -57,6 +57,6 @@ def test_07s_parameter_table_shows_none_not_nan():
     import pandas as pd
 
     text = _text("07_progressive_disclosure")
-    assert "ORDER BY ordinal\"),\n        dtype=object))" in text
+    assert 'ORDER BY ordinal"),\n        dtype=object))' in text
     rows = [{"default_value": None}, {"default_value": "5000"}]
     assert pd.DataFrame(rows, dtype=object)["default_value"].tolist() == [None, "5000"]
