@@ -9,11 +9,15 @@
   line (``_tidy()``) instead of the check that failed. Registered clean-up runs after the cell
   instead, so the arrow stays on the failed check.
 * :func:`hybrid_binds`, :func:`window_binds`: bind values the TODO statements use.
+* :func:`show_json`: a tool's JSON answer printed in lines broken between words (a notebook's
+  output area wraps one long line wherever the width ends, in the middle of a word).
 """
 
 from __future__ import annotations
 
 import atexit
+import json
+import textwrap
 import traceback
 from collections.abc import Callable
 from types import TracebackType
@@ -24,6 +28,7 @@ __all__ = [
     "call_todo",
     "hybrid_binds",
     "replace_for_this_cell",
+    "show_json",
     "window_binds",
 ]
 
@@ -174,3 +179,28 @@ def window_binds(harness, window_calls: int = 20, window_minutes: float = 60) ->
         "window_calls": int(window_calls),
         "since": harness.backend.telemetry.time_bind(since),
     }
+
+
+def show_json(text: str, width: int = 88) -> None:
+    """Print a JSON answer (or any text) in lines of at most ``width`` characters, broken
+    between words, never inside one (a word longer than the line gets a line of its own).
+
+    Args:
+        text: What ``h.tools.call`` returned (JSON text); text that is not JSON prints as is.
+        width: The longest line.
+    """
+    try:
+        text = json.dumps(json.loads(text), ensure_ascii=False)
+    except (TypeError, ValueError):
+        pass
+    print(
+        "\n".join(
+            textwrap.wrap(
+                str(text),
+                width,
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    )

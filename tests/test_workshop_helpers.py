@@ -5,6 +5,7 @@ Tracebacks are formatted by IPython's own machinery (what Jupyter shows in the n
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -181,3 +182,22 @@ def test_portable_statements_pass():
     assert_portable(portable)
     with pytest.raises(AssertionError, match="runs on SQLite but not on Oracle"):
         assert_portable("SELECT a FROM t LIMIT 3", "tool_stats's statement")
+
+
+def test_show_json_breaks_lines_between_words_only(capsys):
+    """Issue 22, item 15: a tool's one-line JSON answer wrapped mid-word in the output area."""
+    from agent_harness.workshop import show_json
+
+    answer = json.dumps(
+        {
+            "error": "argument 'ocean_region': 'ARCTIC' is not one of PACIFIC, ATLANTIC, INDIAN; "
+            "unknown argument 'berths' (did you mean min_berths?)",
+            "rows": list(range(40)),
+        }
+    )
+    show_json(answer, width=60)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) > 1 and all(len(line) <= 60 for line in lines), lines
+    assert " ".join(line.strip() for line in lines) == json.dumps(json.loads(answer))
+    show_json('{"rows": [1, 2', width=60)  # cut text is printed as it is
+    assert capsys.readouterr().out == '{"rows": [1, 2\n'
