@@ -72,6 +72,8 @@ def lab_command(
         command.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers often run as root
         command.append("--allow-root")
+    if _ipc_fits(env):  # kernels over local sockets: no "running over TCP without encryption"
+        command.append("--KernelManager.transport=ipc")
     paths = [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
     paths = [p for p in paths if Path(p) != ATTENDEE_CONFIG]
     if not instructor:
@@ -83,3 +85,22 @@ def lab_command(
     else:
         env.pop("JUPYTER_CONFIG_PATH", None)
     return command, env
+
+
+#: Longest path of a Unix domain socket (108 bytes on Linux, 104 on macOS, the terminating NUL
+#: included), and what a kernel adds to the runtime folder: "/kernel-<uuid>-ipc-<n>".
+_SOCKET_PATH_MAX, _KERNEL_SOCKET_NAME = 103, 50
+
+
+def _ipc_fits(env: Mapping[str, str]) -> bool:
+    """Whether kernels can talk to the lab over local (ipc) sockets: not on Windows (zmq has
+    no ipc there), and only where the runtime folder's path leaves room for the socket names
+    (else TCP on 127.0.0.1, as before, with ipykernel's warning)."""
+    if os.name == "nt":
+        return False
+    runtime = env.get("JUPYTER_RUNTIME_DIR")
+    if not runtime:
+        from jupyter_core.paths import jupyter_runtime_dir
+
+        runtime = jupyter_runtime_dir()
+    return len(os.fsencode(os.path.abspath(runtime))) + _KERNEL_SOCKET_NAME <= _SOCKET_PATH_MAX

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import shutil
 import socket
 import subprocess
@@ -163,6 +164,11 @@ def running_lab(
     """JupyterLab as ``workshop lab`` starts it (attendee settings unless ``instructor``), on a
     free port, with a known token, and a browser on it."""
     port = _free_port()
+    # the runtime folder is given to lab_command, which picks the kernels' transport by it
+    env = {
+        **(os.environ if env is None else env),
+        "JUPYTER_RUNTIME_DIR": str(log.parent / "runtime"),
+    }
     command, environment = lab_command(
         port,
         instructor=instructor,
@@ -172,7 +178,6 @@ def running_lab(
         course=course,
     )
     command.append(f"--IdentityProvider.token={TOKEN}")
-    environment["JUPYTER_RUNTIME_DIR"] = str(log.parent / "runtime")
     with open(log, "w", encoding="utf-8") as out:
         process = subprocess.Popen(command, env=environment, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
