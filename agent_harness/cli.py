@@ -45,7 +45,22 @@ _IDENTITY_HELP = (
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _WholeSentences(click.Group):
+    """A group whose command list shows each command's first sentence whole (wrapped), not cut
+    at the terminal's width with "..." in the middle of a phrase (issue 22, item 15)."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=_WholeSentences, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="agent-harness-workshop")
 def cli() -> None:
     """The agent-harness workshop: prepare the database, open the notebooks, check, explore."""
@@ -95,10 +110,14 @@ def setup(backend: str | None, reload_data: bool) -> None:
 @click.option(
     "--instructor",
     is_flag=True,
-    help="Keep nbgrader's instructor tools (menu, Create Assignment, Validate, formgrader).",
+    help="Keep nbgrader's instructor tools (menu, Create Assignment, Validate, formgrader) and "
+    "prepare the course folder course/ for them.",
 )
 def lab(port: int, no_browser: bool, instructor: bool) -> None:
     """Start JupyterLab on the notebooks/ folder (without nbgrader's instructor tools).
+
+    With --instructor: nbgrader's tools on, at the project's root, with a working course in
+    course/ (nbgrader_config.py, source/ from solutions/, gradebook, release/, exchange/).
 
     JupyterLab takes this process over (on Windows it runs as a child that ends with this
     process), so stopping `workshop lab` stops JupyterLab and its kernels.
@@ -109,7 +128,20 @@ def lab(port: int, no_browser: bool, instructor: bool) -> None:
     notebooks = PROJECT_ROOT / "notebooks"
     if not notebooks.is_dir():
         raise click.ClickException(f"no notebooks folder at {notebooks}")
-    command, env = lab_command(port, instructor=instructor, no_browser=no_browser)
+    course = None
+    if instructor:
+        from grader.course import prepare_course
+
+        try:
+            course = prepare_course()
+        except RuntimeError as e:
+            raise click.ClickException(str(e)) from None
+        click.echo(
+            f"course folder {course.root.relative_to(PROJECT_ROOT)}/ (nbgrader's config, "
+            "source, release, gradebook and exchange): Nbgrader > Formgrader shows the "
+            "assignment 'workshop'"
+        )
+    command, env = lab_command(port, instructor=instructor, no_browser=no_browser, course=course)
     who = "instructor: nbgrader's tools on" if instructor else "attendee: nbgrader's tools off"
     click.echo(f"starting ({who}): " + " ".join(command))
     hand_over(command, env)
@@ -409,9 +441,24 @@ def rescan(watch: bool, period: float, force: bool, identity_text: str | None) -
 
 
 @cli.command()
-@click.option("--check", is_flag=True, help="Only report student notebooks that are stale.")
-def release(check: bool) -> None:
-    """Regenerate the student notebooks in notebooks/ from the sources in solutions/."""
+@click.option("--check", is_flag=True, help="Only report what is out of date; write nothing.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Also replace notebooks that hold an attendee's work, after copying each into "
+    "notebooks/backups/.",
+)
+def release(check: bool, force: bool) -> None:
+    """Instructors: regenerate the student notebooks in notebooks/ from solutions/.
+
+    Writes notebooks/NN_name.ipynb for each solutions/NN_name.ipynb that is missing or out of
+    date (solutions cleared, hidden tests removed, no outputs), and removes numbered notebooks
+    that have no source. A notebook already up to date is left alone, whatever an attendee did
+    in it; one that is out of date and holds an attendee's work (TODO cells filled in, cells
+    added or edited) is never overwritten: release names it and stops (exit 1), or with
+    --force copies it into notebooks/backups/ first. Out of date means the cells release
+    owns differ; JupyterLab's metadata, outputs and the attendee's cells do not count.
+    """
     from grader.release import ROOT, release_all, stale_notebooks
 
     if check:
@@ -422,8 +469,23 @@ def release(check: bool) -> None:
             raise click.ClickException("notebooks/ is out of date: run `workshop release`")
         click.echo("notebooks/ is up to date")
         return
-    for path in release_all():
+    report = release_all(force=force)
+    for path in report.backups:
+        click.echo(f"backed up {path.relative_to(ROOT)}")
+    for path in report.written:
         click.echo(f"wrote {path.relative_to(ROOT)}")
+    for path in report.removed:
+        click.echo(f"removed {path.relative_to(ROOT)} (no source in solutions/)")
+    if report.up_to_date:
+        click.echo(f"{len(report.up_to_date)} notebook(s) already up to date (left as they are)")
+    if report.refused:
+        for name, why in report.refused.items():
+            click.echo(f"kept notebooks/{name}: out of date, but {'; '.join(why)}", err=True)
+        raise click.ClickException(
+            f"{len(report.refused)} notebook(s) hold an attendee's work and were not replaced; "
+            "save a copy, or run `workshop release --force` (it copies each into "
+            "notebooks/backups/ first)"
+        )
 
 
 def _register_grader() -> None:
@@ -437,7 +499,7 @@ def _register_grader() -> None:
 _register_grader()
 
 
-@cli.group()
+@cli.group(cls=_WholeSentences)
 def skills() -> None:
     """Manage the skills library."""
 

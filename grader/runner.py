@@ -284,6 +284,7 @@ def _warm_up() -> None:
         "agent_harness.llm.offline",
         "agent_harness.disclosure",
         "agent_harness.provenance",
+        "agent_harness.portable_sql",  # sqlglot's Oracle parser (the check cells' portability)
         "mcp",  # the MCP SDK (notebook 07)
         "opentelemetry.sdk.trace",  # notebook 06's span exporter
         "matplotlib.figure",

@@ -34,6 +34,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import venv
 from pathlib import Path
@@ -46,17 +47,43 @@ UV_REQUIREMENT = "uv==0.13.9"
 UV_HOME = VENV / "bootstrap-uv"  # uv's own install folder, outside the environment's packages
 LOCK = ROOT / "requirements.lock"
 STAMP = VENV / ".installed-lock"
+TICK_SECONDS = 3  # how often a long step prints the seconds elapsed
 
 
 def say(message: str) -> None:
     print(f"[bootstrap] {message}", flush=True)
 
 
-def run(*command: str | Path, env: dict | None = None) -> None:
-    say(" ".join(str(c) for c in command))
-    result = subprocess.run([str(c) for c in command], cwd=ROOT, env=env)
+def run(*command: str | Path, env: dict | None = None, what: str | None = None) -> None:
+    """Run ``command``, announced as ``what`` (or the command line itself), stop on failure."""
+    result = run_showing_progress(what or " ".join(str(c) for c in command), command, env)
     if result.returncode != 0:
         sys.exit(f"[bootstrap] failed (exit {result.returncode}): {' '.join(map(str, command))}")
+
+
+def run_showing_progress(what: str, command, env: dict | None) -> subprocess.CompletedProcess:
+    """Say ``what``, run ``command``, and print the seconds elapsed every few seconds while it
+    runs (an installer told to be quiet prints nothing for 3-12 s otherwise)."""
+    say(what)
+    done = threading.Event()
+    started = time.monotonic()
+
+    def tick() -> None:
+        while not done.wait(TICK_SECONDS):
+            say(f"  ... {time.monotonic() - started:.0f} s")
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        return subprocess.run([str(c) for c in command], cwd=ROOT, env=env)
+    finally:
+        done.set()
+        ticker.join()
+
+
+def lock_size() -> int:
+    """How many packages requirements.lock pins."""
+    return sum(1 for line in LOCK.read_text("utf-8").splitlines() if "==" in line.split(";")[0])
 
 
 def ensure_venv() -> None:
@@ -135,21 +162,22 @@ def install() -> None:
     """Install the lock (every package, hash-checked), then the project (editable), uv or pip."""
     locked = ("--require-hashes", "-r", LOCK)
     project = ("--no-deps", "-e", ROOT)
+    lock_step = f"installing the {lock_size()} packages of {LOCK.name} (hashes checked)"
+    project_step = "installing the workshop itself (editable)"
     uv = None if os.environ.get("WORKSHOP_INSTALLER") == "pip" else find_uv()
     if uv:
         options, extra_env = pip_sources()
         env = {**os.environ, **extra_env}
         uv_pip = (uv, "pip", "install", "--quiet", "--python", PYTHON, *options)
-        for command in ((*uv_pip, *locked), (*uv_pip, *project)):
-            say(" ".join(str(c) for c in command))
-            if subprocess.run([str(c) for c in command], cwd=ROOT, env=env).returncode != 0:
-                say("uv failed: installing with pip instead")
+        for what, command in ((lock_step, (*uv_pip, *locked)), (project_step, (*uv_pip, *project))):
+            if run_showing_progress(f"{what} with uv", command, env).returncode != 0:
+                say(f"uv failed ({' '.join(map(str, command))}): installing with pip instead")
                 break
         else:
             return
     pip = (PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check")
-    run(*pip, *locked)
-    run(*pip, *project)
+    run(*pip, *locked, what=f"{lock_step} with pip")
+    run(*pip, *project, what=f"{project_step} with pip")
 
 
 def ensure_installed() -> None:
@@ -195,8 +223,26 @@ def ensure_sandbox() -> None:
         say("could not install bubblewrap: `workshop grade` will use process limits only")
 
 
+USAGE = """usage: python3 setup/bootstrap.py [MODE] [OPTIONS]
+
+modes:
+  start [--no-lab] [LAB OPTIONS]  (the default) install into .venv, prepare the database, open
+                                  JupyterLab; --no-lab stops before JupyterLab; LAB OPTIONS are
+                                  `workshop lab`'s (see `workshop lab --help`), e.g. --instructor
+  setup                           install into .venv and prepare the database only
+  sandbox                         install bubblewrap, the grader's sandbox (Linux)
+  test [PYTEST ARGS]              install what tests need and run the test suite
+  -h, --help                      print this and exit (nothing is installed)"""
+MODES = ("start", "setup", "sandbox", "test")
+
+
 def main(argv: list[str]) -> None:
     mode = argv[0] if argv else "start"
+    if mode in ("-h", "--help", "help"):
+        print(USAGE)  # before anything is created: asking for help installs nothing
+        return
+    if mode not in MODES:
+        sys.exit(f"unknown mode {mode!r}\n{USAGE}")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     ensure_venv()
     if mode == "test":
@@ -208,13 +254,8 @@ def main(argv: list[str]) -> None:
         run(PYTHON, "-m", "agent_harness.cli", "setup", env=env)
         if mode == "start" and "--no-lab" not in argv:
             hand_over([PYTHON, "-m", "agent_harness.cli", "lab", *argv[1:]], env)
-    elif mode == "sandbox":
+    else:  # sandbox
         ensure_sandbox()
-    else:
-        sys.exit(
-            "usage: python3 setup/bootstrap.py [start [--no-lab] [LAB OPTIONS] | setup | sandbox"
-            " | test [pytest args]]  (LAB OPTIONS: see `workshop lab --help`, e.g. --instructor)"
-        )
 
 
 if __name__ == "__main__":

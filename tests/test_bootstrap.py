@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,48 @@ def test_ci_puts_the_same_uv_on_path_as_bootstrap_installs(bootstrap):
     workflow = (ROOT / ".github" / "workflows" / "tests.yml").read_text()
     versions = re.findall(r"astral-sh/setup-uv@\S+\s+with:\s+version: \"([^\"]+)\"", workflow)
     assert versions and set(versions) == {bootstrap.UV_REQUIREMENT.split("==")[1]}
+
+
+def test_help_installs_nothing_and_readme_lists_every_mode(tmp_path):
+    """Issue 22, item 15: `bootstrap.py --help` created .venv before printing usage (exit 1)."""
+    root = Path(__file__).resolve().parent.parent
+    copy = tmp_path / "setup" / "bootstrap.py"
+    copy.parent.mkdir()
+    copy.write_text((root / "setup" / "bootstrap.py").read_text("utf-8"), "utf-8")
+    for flag in ("--help", "-h"):
+        done = subprocess.run(
+            [sys.executable, str(copy), flag], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("usage: python3 setup/bootstrap.py"), done.stdout
+    assert not (tmp_path / ".venv").exists()
+    wrong = subprocess.run([sys.executable, str(copy), "strat"], capture_output=True, text=True)
+    assert wrong.returncode != 0 and "unknown mode 'strat'" in wrong.stderr
+    assert not (tmp_path / ".venv").exists()
+    readme = (root / "README.md").read_text("utf-8")
+    usage = done.stdout
+    for word in ("start", "setup", "sandbox", "test", "--no-lab", "--instructor"):
+        assert word in usage, word
+        assert f"`{word}" in readme, f"README does not list {word}"
+
+
+def test_install_says_what_it_does_in_short_lines_and_shows_progress(
+    bootstrap, monkeypatch, capsys
+):
+    """Issue 22, item 15: two 330-character uv command lines, then nothing for 3-12 s."""
+    import time
+
+    recorded = bootstrap.subprocess.run
+
+    def slow_run(command, **kwargs):
+        if "install" in [str(c) for c in command]:
+            time.sleep(0.3)
+        return recorded(command, **kwargs)
+
+    monkeypatch.setattr(bootstrap.subprocess, "run", slow_run)
+    monkeypatch.setattr(bootstrap, "TICK_SECONDS", 0.05)
+    bootstrap.install()
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 100 for line in lines), max(lines, key=len)
+    assert any(f"packages of {bootstrap.LOCK.name}" in line for line in lines), lines
+    assert any(line.startswith("[bootstrap]   ... ") for line in lines), lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import uuid
 
 import pytest
@@ -208,6 +209,9 @@ def test_ooda_dry_run_decides_without_acting_and_the_report_reads_well(h, clock)
         row = next(r for r in real.rows() if r["tool"] == name)
         assert "failing" in row["findings"] and "-> open" in row["decision"]
         assert real.summary().startswith("OODA at") and "(1 applied)" in real.summary()
+        # issue 22, item 15: "1 decision", not "1 decisions"
+        assert re.search(r"\b1 decisions\b|\b1 findings\b|\b1 tools\b", real.summary()) is None
+        assert re.search(r"\b(\d+) decisions?\b", real.summary()), real.summary()
         assert h.tools.transitions(name)[0]["actor"] == "ooda"
     finally:
         h.tools.set_policy(min_calls=5)
@@ -311,3 +315,20 @@ def test_listeners_hear_of_every_change_to_the_tool_set(h, clock):
         (name, "open->closed"),
         (name, "removed"),
     ]
+
+
+def test_enabling_a_closed_tool_records_no_transition(h, clock):
+    """Issue 22, item 10: notebook 06 ends with enable() on a tool already closed, which used to
+    record closed -> closed."""
+    name = _tool(h, Switch(failing=False))
+    before = h.tools.transitions(name)
+    h.tools.enable(name, reason="already on")
+    assert h.tools.transitions(name) == before
+    h.tools.disable(name, reason="maintenance")
+    h.tools.enable(name)
+    assert [(t["from_state"], t["to_state"]) for t in h.tools.transitions(name)] == [
+        ("open", "closed"),
+        ("closed", "open"),
+    ]
+    h.tools.enable(name)
+    assert len(h.tools.transitions(name)) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -111,3 +112,16 @@ def test_doctor_names_broken_skill_links(template, tmp_path, monkeypatch):
     assert "FAIL skills and agents" in result.output
     assert "doc-p maps unknown tool no_such_tool" in result.output
     assert "dependency cycle doc-p -> doc-q -> doc-p" in result.output
+
+
+@pytest.mark.parametrize("group", [[], ["skills"]], ids=["workshop", "workshop skills"])
+def test_help_lists_each_command_with_a_whole_sentence(group):
+    """Issue 22, item 15: the command list cut help lines mid-phrase ("... (e.g.")."""
+    result = CliRunner().invoke(cli, [*group, "--help"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    listing = result.output.split("Commands:", 1)[1]
+    assert "..." not in listing, listing
+    entries = re.split(r"\n  (?=\S)", listing.strip("\n"))
+    for entry in entries:
+        text = " ".join(entry.split()[1:])
+        assert text.endswith((".", ")")), f"cut: {entry!r}"

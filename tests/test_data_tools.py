@@ -20,6 +20,11 @@ PORT_SCHEMA = {
     },
     "required": ["country"],
 }
+COUNTRY_SCHEMA = {  # PORTS_SQL's one bind variable (a parameter without one is refused)
+    "type": "object",
+    "properties": {"country": PORT_SCHEMA["properties"]["country"]},
+    "required": ["country"],
+}
 PORTS_SQL = (
     "SELECT port_code, name FROM supplychain.ports WHERE country = :country ORDER BY port_code"
 )
@@ -46,7 +51,7 @@ def test_a_sql_tool_runs_with_bind_variables_and_is_retrievable(h):
     tool = h.tools.define(
         "ports_in_country",
         "Ports of a country, by UN/LOCODE.",
-        PORT_SCHEMA,
+        COUNTRY_SCHEMA,
         {"type": "sql", "statement": PORTS_SQL},
         category="ports",
     )
@@ -74,7 +79,7 @@ def test_hostile_text_is_only_ever_data(h, hostile):
     h.tools.define(
         "ports_by_country",
         "Ports of a country.",
-        PORT_SCHEMA,
+        COUNTRY_SCHEMA,
         {"type": "sql", "statement": PORTS_SQL},
     )
     result, out = _call(h, "ports_by_country", {"country": hostile})
@@ -176,7 +181,11 @@ def test_a_broken_row_is_left_out_and_named(h):
     "kwargs, message",
     [
         ({"implementation": {"type": "python"}}, "not one of"),
-        ({"implementation": {"type": "sql", "statement": "SELECT :x"}}, "no such parameter"),
+        ({"implementation": {"type": "sql", "statement": "SELECT :x"}}, "without a parameter: :x"),
+        (
+            {"parameters": PORT_SCHEMA, "implementation": {"type": "sql", "statement": PORTS_SQL}},
+            "parameters without a bind variable: limit",
+        ),
         ({"implementation": {"type": "sql"}}, "needs a 'statement'"),
         ({"name": "run_sql"}, "already registered"),
         ({"name": "bad name"}, "must match"),
@@ -222,8 +231,9 @@ def test_bad_definitions_are_refused_and_nothing_is_stored(h, kwargs, message):
         "implementation": {"type": "sql", "statement": "SELECT 1 AS one"},
         **kwargs,
     }
-    with pytest.raises(ToolDefinitionError, match=message):
+    with pytest.raises(ToolDefinitionError, match=message) as refused:
         h.tools.define(**spec)
+    assert isinstance(refused.value, ValueError)  # as notebook 07's define_sql_tool raises
     assert spec["name"] not in [
         d["name"] for d in h.backend.tool_definitions.all() if spec["name"] != "run_sql"
     ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -49,7 +50,9 @@ def _installed_nbgrader() -> tuple[str, set[str]]:
 def test_attendee_config_turns_off_everything_nbgrader_adds():
     labextension, server_extensions = _installed_nbgrader()
     page = json.loads((ATTENDEE_CONFIG / "labconfig" / "page_config.json").read_text("utf-8"))
-    assert page["disabledExtensions"] == {labextension: True}
+    nbgrader_off = {k: v for k, v in page["disabledExtensions"].items() if "nbgrader" in k}
+    assert nbgrader_off == {labextension: True}
+    assert page["disabledExtensions"] == {labextension: True, NEWS: True}  # and the news pop-up
     server = json.loads((ATTENDEE_CONFIG / "jupyter_server_config.json").read_text("utf-8"))
     off = server["ServerApp"]["jpserver_extensions"]
     assert off == {name: False for name in server_extensions}
@@ -111,14 +114,16 @@ def _stop(process: subprocess.Popen, *others: psutil.Process) -> None:
     process.wait(10)
 
 
-def _start_lab(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, int, str]:
+def _start_lab(
+    tmp_path: Path, *extra: str, runtime: Path | None = None
+) -> tuple[subprocess.Popen, int, str]:
     """``workshop lab`` on a free port, its own HOME, a known token."""
     port, token = _free_port(), "t" * 32
     env = {
         **os.environ,
         "HOME": str(tmp_path),
         "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
+        "JUPYTER_RUNTIME_DIR": str(runtime or tmp_path / "jupyter-runtime"),
         "JUPYTER_TOKEN": token,
     }
     env.pop("JUPYTER_CONFIG_PATH", None)
@@ -128,6 +133,10 @@ def _start_lab(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, int, str]
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     _wait_for_port(port, process)
     return process, port, token
+
+
+#: JupyterLab's plugin that asks to fetch Jupyter news and shows it in a pop-up.
+NEWS = "@jupyterlab/apputils-extension:announcements"
 
 
 def _page_config(port: int, token: str) -> dict:
@@ -161,6 +170,8 @@ def test_running_lab_shows_nbgrader_to_instructors_only(instructor, tmp_path):
         status, _ = _get(f"http://127.0.0.1:{port}/assignments?token={token}")
         assert (status == 404) is not instructor, status
         assert "@jupyterlab/notebook-extension" not in disabled  # the lab itself works
+        # issue 22, item 15: no Jupyter news pop-up over an attendee's notebook
+        assert (NEWS in disabled) is not instructor, sorted(disabled)
     finally:
         _stop(process)
 
@@ -269,3 +280,53 @@ def test_sigterm_to_bootstrap_stops_the_lab_and_frees_the_port(tmp_path):
         for pid in pids.read_text().split() if pids.exists() else []:
             if psutil.pid_exists(int(pid)):
                 psutil.Process(int(pid)).kill()
+
+
+@POSIX_ONLY
+def test_kernels_use_local_sockets_where_the_socket_paths_fit():
+    assert (
+        "--KernelManager.transport=ipc"
+        in lab_command(9999, env={"JUPYTER_RUNTIME_DIR": "/tmp/r"})[0]
+    )
+    deep = "/tmp/" + "d" * 80  # a socket path there would be too long: TCP, as before
+    assert (
+        "--KernelManager.transport=ipc"
+        not in lab_command(9999, env={"JUPYTER_RUNTIME_DIR": deep})[0]
+    )
+
+
+@POSIX_ONLY
+@pytest.mark.slow
+def test_a_kernel_started_by_the_lab_runs_without_the_tcp_warning(tmp_path):
+    """Issue 22, item 15: "Kernel is running over TCP without encryption" on every start."""
+    import tempfile
+
+    from jupyter_client import BlockingKernelClient
+
+    runtime = Path(tempfile.mkdtemp(prefix="jr", dir="/tmp"))
+    process, port, token = _start_lab(tmp_path, runtime=runtime)
+    try:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/kernels?token={token}",
+            data=json.dumps({"name": "python3"}).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            kernel = json.loads(response.read())
+        connection = runtime / f"kernel-{kernel['id']}.json"
+        assert json.loads(connection.read_text("utf-8"))["transport"] == "ipc"
+        client = BlockingKernelClient(connection_file=str(connection))
+        client.load_connection_file()
+        client.start_channels()
+        try:
+            client.wait_for_ready(timeout=60)
+            reply = client.execute_interactive("6 * 7", timeout=30)
+        finally:
+            client.stop_channels()
+        assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        _stop(process)
+        shutil.rmtree(runtime, ignore_errors=True)
+    log = (tmp_path / "lab.log").read_text("utf-8")
+    assert "Kernel started" in log and "without encryption" not in log, log[-2000:]

@@ -126,12 +126,15 @@ def _sql_function(definition: ToolDefinition):
     if not isinstance(statement, str) or not statement.strip():
         raise ToolDefinitionError(f"tool {definition.name!r}: an sql tool needs a 'statement'")
     binds = sql_binds(statement)
-    declared = set(definition.parameters["properties"])
+    declared = list(definition.parameters["properties"])
     missing = [b for b in binds if b not in declared]
-    if missing:
+    unused = [p for p in declared if p not in binds]
+    if missing or unused:
         raise ToolDefinitionError(
-            f"tool {definition.name!r}: the statement uses :{', :'.join(missing)} but no such"
-            " parameter is declared; every bind variable must be a parameter"
+            f"tool {definition.name!r}: the statement's bind variables and the parameters must"
+            " be the same names; bind variables without a parameter:"
+            f" {', '.join(':' + b for b in missing) or 'none'}; parameters without a bind"
+            f" variable: {', '.join(unused) or 'none'}"
         )
     max_rows = int(definition.implementation.get("max_rows", 50))
     if not 1 <= max_rows <= 1000:

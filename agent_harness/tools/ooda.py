@@ -180,10 +180,16 @@ class OodaReport:
         applied = sum(d["applied"] for d in self.decisions)
         return (
             f"OODA {'(dry run) ' if self.dry_run else ''}at {self.at:%H:%M:%S}: "
-            f"{len(self.observed)} tools observed, {len(self.findings)} findings, "
-            f"{len(self.decisions)} decisions ({applied} applied), {self.pruned} telemetry rows "
-            f"pruned, {self.duration_ms:.0f} ms"
+            f"{_count(len(self.observed), 'tool')} observed, "
+            f"{_count(len(self.findings), 'finding')}, "
+            f"{_count(len(self.decisions), 'decision')} ({applied} applied), "
+            f"{_count(self.pruned, 'telemetry row')} pruned, {self.duration_ms:.0f} ms"
         )
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 decision``, ``2 decisions``, ``0 decisions``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def run_ooda(registry, dry_run: bool = False, decide_fn: Callable | None = None) -> OodaReport:

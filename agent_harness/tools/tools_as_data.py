@@ -16,7 +16,13 @@ from agent_harness.tools.parameter_rows import rows_from_schema, unfitting_defau
 from agent_harness.tools.tool import Tool, ToolDefinitionError, ToolDefinitionWarning
 from agent_harness.tools.tool_definitions import definition_from_entry, definition_from_row
 
-__all__ = ["ToolsAsData"]
+__all__ = ["DefinitionRefused", "ToolsAsData"]
+
+
+class DefinitionRefused(ToolDefinitionError, ValueError):
+    """:meth:`ToolsAsData.define` or ``define_many`` refused what it was given (nothing stored):
+    a :class:`~agent_harness.tools.tool.ToolDefinitionError` (the definition's author's fault)
+    and a ValueError (a bad argument value), as notebook 07's ``define_sql_tool`` raises."""
 
 
 class ToolsAsData:
@@ -81,7 +87,8 @@ class ToolsAsData:
             The tools, in order.
 
         Raises:
-            ToolDefinitionError: Every refused entry (up to 10 shown) and why.
+            DefinitionRefused: Every refused entry (up to 10 shown) and why (a
+                ToolDefinitionError and a ValueError).
 
         Warns:
             ToolDefinitionWarning: A stored entry's published default that does not fit its
@@ -109,7 +116,7 @@ class ToolsAsData:
             shown = "; ".join(problems[:10]) + ("; ..." if len(problems) > 10 else "")
             if len(definitions) > 1:
                 shown = f"{len(problems)} of {len(definitions)} refused, nothing stored: {shown}"
-            raise ToolDefinitionError(shown)
+            raise DefinitionRefused(shown)
         self._store_definitions(tools)
         for definition, tool in tools:
             for message in unfitting_defaults(tool.name, definition.parameters):

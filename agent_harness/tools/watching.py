@@ -125,12 +125,13 @@ class RegistryWatch:
         )
 
     def enable(self, name: str, reason: str = "enabled by hand") -> None:
-        """Switch a tool back on (closed, with a fresh window and no backoff history)."""
+        """Switch a tool back on (closed, with a fresh window and no backoff history). A tool
+        that is closed already is left as it is: no closed -> closed transition is recorded."""
         self._known(name)
         row = self.harness.backend.breakers.get(name)
-        if row is not None:
-            row = {**row, "opened_count": 0}
-        self.breaker.change(name, "closed", reason, actor="manual", row=row)
+        if row is None or row["state"] == "closed":
+            return
+        self.breaker.change(name, "closed", reason, actor="manual", row={**row, "opened_count": 0})
 
     def ooda(self, dry_run: bool = False, decide=None):
         """Run one OODA pass now (:func:`~agent_harness.tools.ooda.run_ooda`); returns its report.

@@ -71,6 +71,10 @@ _now = _dt.datetime(2027, 3, 4, 5, 6, tzinfo=_dt.timezone.utc)
 
 
 def _s(tool, calls, rate, category="ports"):
+    if not calls:  # as h.tools.stats() lists a tool without calls in its window
+        return {"tool": tool, "category": category, "calls": 0, "success_rate": None,
+                "successes": 0, "failures": 0, "p50_ms": None, "p95_ms": None,
+                "last_error": None}
     return {"tool": tool, "category": category, "calls": calls, "success_rate": rate,
             "successes": round(calls * rate), "failures": calls - round(calls * rate),
             "p50_ms": 1.0, "p95_ms": 2.0, "last_error": None}
@@ -122,8 +126,8 @@ PROBES = {
             "counts",
             _STATS_SETUP
             + """_v = "probe_v_" + _uuid.uuid4().hex[:8]
-for _i in range(4):
-    _write(_v, 2, 0, f"v{_i}")
+for _err in ("v-b", "v-d", "v-a", "v-c"):  # the newest failure's text is neither max nor min
+    _write(_v, 2, 0, _err)
 _z = "probe_z_" + _uuid.uuid4().hex[:8]
 _write(_z, 3, None, "refused")
 _counts = ("calls", "success_rate", "last_error")
@@ -134,8 +138,9 @@ value = [_of(_t, _counts, **_every), _of(_u, _counts, **_every), _of(_v, _counts
 """,
             "for other synthetic tools (11 calls with four failures and a refused row; six "
             "successful calls; four failed calls; a tool with only a refused row) expected "
-            "calls (int), success_rate (a fraction) and the newest failure's error_message, "
-            "and no row for the tool without a call",
+            "calls (int), success_rate (a fraction) and the error_message of the newest "
+            "failure (by id, whatever its text sorts like), and no row for the tool without a "
+            "call",
         ),
     ],
     "tool_stats_percentiles": [
@@ -199,12 +204,13 @@ value = [
                                     "trial_successes": 0, "trial_failures": 0}}, _p),
     _run([_s("f", 1, 0.9), _s("g", 1, 0.95), _s("h", 5, 0.0), _s("i", 5, 0.0, "cargo")], {}, _q),
     _run([], {}, _p),
+    _run([_s("j", 0, None), _s("k", 0, None, "cargo"), _s("l", 2, 0.0)], {}, _q),
 ]
 """,
             "for closed tools under other policies (min_calls 4 and 1, failure_rate 0.75 and "
-            "0.1, other protected categories; a missing state) expected open exactly when the "
-            "category is not protected, calls >= min_calls and 1 - success_rate >= "
-            "failure_rate",
+            "0.1, other protected categories; a missing state; tools without calls, "
+            "success_rate None) expected open exactly when the category is not protected, "
+            "calls >= min_calls and 1 - success_rate >= failure_rate (no error for None)",
         ),
     ],
     "decide_open": [
@@ -348,9 +354,10 @@ _SCORE = "score = similarity - 0.10 * (1 - track) - 0.05 * (1 - speed)"
 _TRACK = "track = (successes + 2) / (calls + 2)"
 _SPEED = "speed = 1000 / (1000 + p50_ms) # p50_ms None: speed = 1.0"
 _FILTERS = (
-    "Keep only tools whose ``category`` is in ``categories`` (None keeps every category), drop "
-    'tools whose ``state`` is "open" (switched off)'
+    "Keep only tools whose ``category`` is in ``categories`` (None keeps every category; an "
+    'empty list keeps none), drop tools whose ``state`` is "open" (switched off)'
 )
+_UNUSED = "``success_rate`` is None for a tool with no calls in its window, ``calls`` 0)."
 _CANDIDATES = "Use the rows of ``h.tools.candidates(query)``."
 _SORTED = "sort by score, highest first"
 _TIES = "equal scores by name (A to Z)."
@@ -360,7 +367,7 @@ _RELIES = {
     ("tool_stats_window", "windows"): (_WINDOW, _FIELDS),
     ("tool_stats_window", "time window"): (_WINDOW, _MINUTES),
     ("tool_stats_window", "many calls"): (_WINDOW, _FIELDS),
-    ("decide_checks", "closed"): (_RULES, _CHANGE, _MISSING),
+    ("decide_checks", "closed"): (_RULES, _CHANGE, _MISSING, _UNUSED),
     ("decide_open", "open"): (_RULES, _CHANGE),
     ("decide_half_open", "half-open"): (_RULES, _CHANGE),
     ("select_tools_checks", "scores"): (_SCORE, _TRACK, _SPEED, _SORTED),

@@ -496,8 +496,8 @@ _NEW_LIST = (
     'The returned ``"offered"`` is always a new list; the ``offered`` argument is never changed.'
 )
 _SCHEMA = (
-    'an argument given a default has `"default": default` in its property and is optional; '
-    'every other argument is in `"required"`;'
+    'an argument given a default (any value, 0, False and "" included) has `"default": default` '
+    'in its property and is optional; every other argument is in `"required"`;'
 )
 _SCHEMA_SHAPE = (
     'the schema is `{"type": "object", "properties": {argument: {"type": json_type, '
@@ -515,7 +515,7 @@ _BINDS = (
     "the bind variables of `sql` (the names `sql_binds(sql)` returns, imported below: each "
     "`:name` outside quoted text and comments) must be exactly the arguments of `params`; when "
     "they are not, raise `ValueError` naming every bind variable without an argument and every "
-    "argument without a bind variable, before anything is stored;"
+    "argument without a bind variable, before anything is stored"
 )
 _RELIES = {
     ("resolve_skill_tools_checks", "walk"): (_ONE, _WALK, _NOT_STORED),
