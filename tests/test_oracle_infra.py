@@ -371,10 +371,9 @@ def test_devcontainer_commands_install_start_oracle_and_prepare_it(devcontainer)
         scripts[key] = (ROOT / match.group(1)).read_text(encoding="utf-8")
     # Only sub-commands setup/bootstrap.py really has.
     source = (ROOT / "setup/bootstrap.py").read_text(encoding="utf-8")
-    source = re.sub(r'"\s*\n\s*"', "", source)  # adjacent string literals are one string
-    usage = re.search(r"usage: python3 setup/bootstrap.py (.*)\"", source)
+    modes = re.search(r"^MODES = \(([^)]*)\)", source, re.M)
     used = re.search(r"setup/bootstrap\.py (\w+)", scripts["postCreateCommand"])
-    assert used and usage and f"| {used.group(1)}" in f"| {usage.group(1).strip('[]')}", used
+    assert used and modes and f'"{used.group(1)}"' in modes.group(1), used
     start = scripts["postStartCommand"]
     assert re.search(r"docker compose up -d --wait\b.* oracle\b", start)
     assert "WORKSHOP_BACKEND=oracle .venv/bin/workshop setup" in start
