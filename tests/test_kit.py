@@ -98,6 +98,48 @@ def test_the_plan_takes_only_files_whose_sha256_the_lock_names(tmp_path):
     assert plan.needs("linux-x86_64") == "2.17"
 
 
+class _Index:
+    """A package index's answers, as PackageIndex.many gives them (files with URLs)."""
+
+    def __init__(self, files: dict):
+        self.files = files
+        self.asked: list = []
+
+    def many(self, releases, progress):
+        self.asked += releases
+        return {r: self.files.get(r, []) for r in releases}
+
+
+def test_the_index_is_asked_about_every_release_and_its_best_wheel_wins(tmp_path):
+    """A local py3-none-any wheel fits Windows, but an online install takes the release's
+    win_amd64 wheel: so does the kit (the first rule, "the index only for what the local folders
+    cannot serve", put the pure wheel in 4 Windows targets of the real lock). A local file with
+    the chosen sha256 is copied instead of downloaded."""
+    files = tmp_path / "files"
+    files.mkdir()
+    pure = _wheel(files, "speedy-1.0-py3-none-any.whl", b"pure python")
+    native = hashlib.sha256(b"compiled").hexdigest()
+    lock = tmp_path / "requirements.lock"
+    lock.write_text(f"speedy==1.0 \\\n    --hash=sha256:{pure} \\\n    --hash=sha256:{native}\n")
+    remote = DistFile("speedy-1.0-cp312-cp312-win_amd64.whl", native, 8, url="https://x/s.whl")
+    index = _Index(
+        {
+            ("speedy", "1.0"): [
+                remote,
+                DistFile("speedy-1.0-py3-none-any.whl", pure, 11, url="u"),
+            ],
+            ("uv", "0.13.9"): [DistFile("uv-0.13.9-py3-none-any.whl", "ab" * 32, 2, url="u")],
+        }
+    )
+    plan = plan_kit(
+        lock, ["windows-amd64", "linux-x86_64"], ["3.12"], LocalFiles([files]), index, "0.13.9"
+    )
+    assert sorted(index.asked) == [("speedy", "1.0"), ("uv", "0.13.9")]
+    assert plan.wheels[("windows-amd64", "3.12")] == [remote]
+    [linux] = plan.wheels[("linux-x86_64", "3.12")]
+    assert linux.path == files / "speedy-1.0-py3-none-any.whl"  # copied, not downloaded
+
+
 def test_a_file_whose_bytes_are_not_the_expected_ones_is_not_written(tmp_path):
     source = tmp_path / "a-1-py3-none-any.whl"
     source.write_bytes(b"tampered")

@@ -1,8 +1,9 @@
 """Which file of each locked release goes into a kit, for each platform and Python.
 
 For every target (platform x Python) the plan takes the lock's entries installed there and,
-for each, the best wheel for that target among the release's files whose sha256 the lock names
-(local folders first; the index only for releases they cannot serve everywhere). A release
+for each, the best wheel for that target among the release's files whose sha256 the lock names,
+as an installer would pick it from the index (local folders spare downloads; with no index, the
+best of what they hold is taken). A release
 with no such wheel for a target is a gap: the kit is not written (an sdist would have to be
 built on the attendee's laptop, with no network). uv's wheel, the installer, is chosen the same
 way for each platform; the lock does not pin it, so its sha256 is the index's.
@@ -87,11 +88,10 @@ def plan_kit(
     users[uv] = [(key, "3.12") for key in platforms]  # uv's wheels are py3-none-<platform>
     plan = KitPlan()
     if index is not None:
-        ask = [
-            release
-            for release, files in candidates.items()
-            if release == uv or any(_best(files, *t) is None for t in users[release])
-        ]
+        # every release: a local folder may hold a file that fits (a py3-none-any wheel) where
+        # the index has a better one (a win_amd64 wheel of the same release), which an online
+        # install would take; local files only spare the download of the same bytes
+        ask = list(candidates)
         plan.asked_index = len(ask)
         answered = index.many(ask, progress(len(ask)))
         for release, files in answered.items():

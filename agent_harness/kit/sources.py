@@ -2,8 +2,8 @@
 
 The index is read through the Simple Repository API in its JSON form (PEP 691; the file sizes
 are PEP 700's), the API pip and uv use, so a company mirror that serves it works too. One page
-per package, fetched in parallel; only packages whose files the local folders cannot supply for
-every target are asked for. Each file is kept only when its sha256 is one of the lock's hashes
+per package, fetched in parallel; a local folder's file with the sha256 of the chosen one is
+copied instead of downloaded. Each file is kept only when its sha256 is one of the lock's hashes
 for that release: the lock, not the index, decides what may enter a kit.
 """
 
