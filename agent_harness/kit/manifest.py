@@ -69,9 +69,9 @@ class KitPlatform:
 # Intel Macs: onnxruntime >= 1.24 (the embedding model's runtime) and cryptography (under
 # oracledb) publish no macOS x86_64 wheels, so no lock release installs there (setup/lock.py).
 INTEL_MAC = (
-    "the lock has no Intel Mac wheels for onnxruntime (and others): the workshop installs on "
-    "macOS 14+ with Apple silicon only. On an Intel Mac use a Linux virtual machine with the "
-    "linux-x86_64 kit, or a Codespace when the network is back"
+    "the lock's onnxruntime, cryptography and argon2-cffi-bindings publish no Intel Mac wheels: "
+    "the workshop installs on macOS 14+ with Apple silicon only. On an Intel Mac use a Linux "
+    "virtual machine with the linux-x86_64 kit, or a Codespace when the network is back"
 )
 PLATFORMS = (
     KitPlatform("linux-x86_64", "Linux x86-64", "linux", "x86_64", "posix", "Linux"),
