@@ -264,6 +264,26 @@ def test_a_crlf_checkout_of_the_same_lock_is_the_same_lock(tmp_path):
     assert kit_manifest.check_for_install(kit, crlf) == []
 
 
+@pytest.mark.skipif(kit_manifest.os_version(KEY.split("-")[0]) is None, reason="no glibc/macOS")
+def test_a_kit_needing_a_newer_glibc_or_macos_is_refused(tmp_path):
+    kit = _small_kit(tmp_path / "kit")
+    manifest = json.loads((kit / "manifest.json").read_text())
+    manifest["targets"][KEY]["needs"] = "99.0"
+    (kit / "manifest.json").write_text(json.dumps(manifest))
+    [problem] = kit_manifest.check_for_install(kit, LOCK)
+    assert "is older than the 99.0 the kit's wheels need" in problem.problem
+
+
+def test_a_kit_is_never_written_over_anything_but_a_kit(tmp_path):
+    from agent_harness.kit.build import KitBuildError, build_kit
+
+    (tmp_path / "notes.txt").write_text("mine")
+    for out in (tmp_path, ROOT):
+        with pytest.raises(KitBuildError, match="holds more than a kit"):
+            build_kit(out, [KEY], [PYTHON], index_url=None, echo=lambda s: None)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
 def _load_bootstrap():
     spec = importlib.util.spec_from_file_location("bootstrap_kit_test", ROOT / "setup/bootstrap.py")
     module = importlib.util.module_from_spec(spec)

@@ -80,6 +80,21 @@ def _gap_message(plan: KitPlan) -> str:
     return "the lock cannot be served from wheels alone:\n" + "\n".join(dict.fromkeys(lines))
 
 
+KIT_ENTRIES = {WHEELS, INSTALLER, PROJECT, NOTEBOOKS, ORACLE, kit_manifest.MANIFEST,
+               kit_manifest.README, kit_manifest.LOCK_COPY}  # fmt: skip
+
+
+def _check_out(out: Path) -> None:
+    """A kit is written into a new or empty folder, or over a kit: never over anything else
+    (a build replaces project/ and notebooks/ there)."""
+    strangers = (
+        sorted(p.name for p in out.iterdir() if p.name not in KIT_ENTRIES) if out.is_dir() else []
+    )
+    if strangers or out == PROJECT_ROOT or PROJECT_ROOT.is_relative_to(out):
+        shown = ", ".join(strangers[:5]) or "the project itself"
+        raise KitBuildError(f"{out} holds more than a kit ({shown}): choose a new or empty folder")
+
+
 def _fetch_all(out: Path, plan: KitPlan, index: PackageIndex | None) -> tuple[int, int]:
     """Write every planned file once; returns (bytes copied, bytes downloaded)."""
     wanted = {f"{WHEELS}/{f.filename}": f for files in plan.wheels.values() for f in files}
@@ -113,17 +128,21 @@ def _git(*args: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def _source_files() -> list[str]:
+def _source_files(out: Path) -> list[str]:
     """The project's files git does not ignore (tracked or new), else every file outside the
     usual ignored folders."""
     listed = _git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
     if listed is not None:
-        return sorted(n for n in listed.split("\0") if n and (PROJECT_ROOT / n).is_file())
+        names = [n for n in listed.split("\0") if n and (PROJECT_ROOT / n).is_file()]
+        # a kit written inside the project is not part of the project's source
+        return sorted(n for n in names if not (PROJECT_ROOT / n).resolve().is_relative_to(out))
     skip = {".git", ".venv", ".workshop", "build", "dist", "course", "__pycache__"}
     return sorted(
         str(p.relative_to(PROJECT_ROOT)).replace("\\", "/")
         for p in PROJECT_ROOT.rglob("*")
-        if p.is_file() and not skip & set(p.relative_to(PROJECT_ROOT).parts)
+        if p.is_file()
+        and not skip & set(p.relative_to(PROJECT_ROOT).parts)
+        and not p.resolve().is_relative_to(out)
     )
 
 
@@ -131,7 +150,7 @@ def _write_project(out: Path) -> str:
     """project/source.zip (the tracked files) and the wheel built from it; the wheel's name."""
     (out / PROJECT).mkdir(parents=True)
     with zipfile.ZipFile(out / SOURCE_ZIP, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in _source_files():
+        for name in _source_files(out):
             archive.write(PROJECT_ROOT / name, name)
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "source"
@@ -181,6 +200,7 @@ def build_kit(
     """
     started = time.monotonic()
     out = Path(out).resolve()
+    _check_out(out)
     lock = PROJECT_ROOT / "requirements.lock"
     local = LocalFiles([out / WHEELS, out / INSTALLER, *map(Path, find_links)])
     index = PackageIndex(index_url) if index_url else None

@@ -83,7 +83,12 @@ class PackageIndex:
     def __init__(self, url: str = PYPI, workers: int = 8):
         self.url = url.rstrip("/")
         self.workers = workers
-        self.client = httpx.Client(timeout=120, follow_redirects=True, headers={"Accept": ACCEPT})
+        self.client = httpx.Client(
+            timeout=120,
+            follow_redirects=True,
+            headers={"Accept": ACCEPT},
+            transport=httpx.HTTPTransport(retries=3),  # connection failures are retried
+        )
 
     def files(self, name: str, version: str) -> list[DistFile]:
         page = f"{self.url}/{canonicalize_name(name)}/"
