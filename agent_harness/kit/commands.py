@@ -43,10 +43,16 @@ def kit() -> None:
     "--find-links",
     multiple=True,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="A folder of distribution files to take first (e.g. an older kit's wheels/).",
+    help="A folder of distribution files (an older kit's wheels/, a cache): a file there with "
+    "the sha256 of the one chosen is copied instead of downloaded (repeatable).",
 )
-@click.option("--index-url", default="https://pypi.org/simple", show_default=True)
-@click.option("--no-index", is_flag=True, help="Use the --find-links folders alone.")
+@click.option(
+    "--index-url",
+    default="https://pypi.org/simple",
+    show_default=True,
+    help="The package index (its JSON simple API, PEP 691), read once per package.",
+)
+@click.option("--no-index", is_flag=True, help="The best files of the --find-links folders alone.")
 @click.option(
     "--plan", "plan_only", is_flag=True, help="Print each platform's size; write nothing."
 )

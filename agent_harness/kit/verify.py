@@ -62,7 +62,8 @@ def verify_kit(kit: Path, platforms: list[str] | None = None) -> VerifyResult:
     unknown = [k for k in keys if k not in manifest["targets"]]
     if unknown:
         held = ", ".join(manifest["targets"])
-        problem = KitProblem(kit_manifest.MANIFEST, f"no {', '.join(unknown)} in this kit", held)
+        what = f"it holds {held}: check one of those, or build a kit with that platform"
+        problem = KitProblem(kit_manifest.MANIFEST, f"no {', '.join(unknown)} in this kit", what)
         return VerifyResult([problem], 0, 0)
     if platforms:
         names = {*manifest["common"], kit_manifest.README}
