@@ -201,6 +201,8 @@ def build_kit(
     started = time.monotonic()
     out = Path(out).resolve()
     _check_out(out)
+    if oracle and shutil.which("docker") is None:  # said before any download, not after
+        raise KitBuildError("--oracle needs Docker: `docker` is not on PATH")
     lock = PROJECT_ROOT / "requirements.lock"
     local = LocalFiles([out / WHEELS, out / INSTALLER, *map(Path, find_links)])
     index = PackageIndex(index_url) if index_url else None
