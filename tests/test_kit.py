@@ -336,6 +336,9 @@ def test_kit_is_taken_out_of_the_arguments_wherever_it_is():
 FAKE_DOCKER = """#!/bin/sh
 echo "$@" >> "$DOCKER_LOG"
 case "$1 $2" in
+  "info --format")
+    [ -n "$DOCKER_DOWN" ] && { echo "Cannot connect to the Docker daemon" >&2; exit 1; }
+    echo 27.5.1 ;;
   "image inspect") echo amd64 ;;
   "image save") printf 'image layers' > "$4" ;;
 esac
@@ -374,6 +377,7 @@ def test_the_oracle_image_is_saved_into_the_kit_and_loaded_from_it(fake_docker, 
     load_image(kit, echo=said.append)
     log = fake_docker.read_text().splitlines()
     assert log == [
+        "info --format {{.ServerVersion}}",
         f"image inspect --format {{{{.Architecture}}}} {image}",
         f"image save -o {archive} {image}",
         f"image load -i {archive}",
@@ -402,6 +406,19 @@ def test_without_docker_the_oracle_option_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(KitImageError, match="`docker` is not on PATH"):
         save_image(tmp_path / "oracle", echo=lambda s: None)
+
+
+def test_without_dockers_engine_the_build_stops_before_any_download(
+    fake_docker, tmp_path, monkeypatch
+):
+    """A Docker CLI with no engine behind it (this machine): said first, nothing fetched."""
+    from agent_harness.kit.build import KitBuildError, build_kit
+
+    monkeypatch.setenv("DOCKER_DOWN", "1")
+    with pytest.raises(KitBuildError, match="needs Docker's engine, which does not answer"):
+        build_kit(tmp_path / "kit", [KEY], [PYTHON], oracle=True, echo=lambda s: None)
+    assert not (tmp_path / "kit").exists()
+    assert fake_docker.read_text().splitlines() == ["info --format {{.ServerVersion}}"]
 
 
 # --- end to end: a kit for this platform and Python, installed with no network ---

@@ -201,8 +201,13 @@ def build_kit(
     started = time.monotonic()
     out = Path(out).resolve()
     _check_out(out)
-    if oracle and shutil.which("docker") is None:  # said before any download, not after
-        raise KitBuildError("--oracle needs Docker: `docker` is not on PATH")
+    if oracle:  # Docker's engine is asked for before any download, not after
+        from agent_harness.backends.oracle.kit_image import KitImageError, require_engine
+
+        try:
+            require_engine()
+        except KitImageError as e:
+            raise KitBuildError(str(e)) from e
     lock = PROJECT_ROOT / "requirements.lock"
     local = LocalFiles([out / WHEELS, out / INSTALLER, *map(Path, find_links)])
     index = PackageIndex(index_url) if index_url else None
@@ -238,9 +243,12 @@ def build_kit(
     (out / kit_manifest.LOCK_COPY).write_text(lock_text, "utf-8", newline="\n")
     image = None
     if oracle:
-        from agent_harness.backends.oracle.kit_image import save_image
+        from agent_harness.backends.oracle.kit_image import KitImageError, save_image
 
-        image = save_image(out / ORACLE, echo)
+        try:
+            image = save_image(out / ORACLE, echo)
+        except KitImageError as e:
+            raise KitBuildError(str(e)) from e
     manifest = _manifest(out, plan, platforms, pythons, lock_text, project_wheel, notebooks, image)
     (out / kit_manifest.README).write_text(_readme(manifest), "utf-8", newline="\n")
     manifest["files"][kit_manifest.README] = _entry(out / kit_manifest.README)

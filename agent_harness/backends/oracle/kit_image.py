@@ -10,6 +10,8 @@ and the manifest, not Docker.
   archive: https://docs.docker.com/reference/cli/docker/image/save/
 - ``docker image load -i FILE`` restores image and tag from that archive:
   https://docs.docker.com/reference/cli/docker/image/load/
+- ``docker info`` answers only when the Docker engine (the daemon) is reachable; the CLI alone
+  is not enough: https://docs.docker.com/reference/cli/docker/system/info/
 - ``docker image inspect --format '{{.Architecture}}' IMAGE`` says which variant is local (the
   image is published for amd64 and arm64; ``docker save`` writes the one this Docker pulled):
   https://docs.docker.com/reference/cli/docker/image/inspect/ and
@@ -36,6 +38,7 @@ __all__ = [
     "KitImageError",
     "compose_image",
     "load_image",
+    "require_engine",
     "save_image",
 ]
 
@@ -69,8 +72,20 @@ def _docker(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([docker, *args], capture_output=True, text=True)
 
 
+def require_engine() -> None:
+    """Docker's CLI on PATH and its engine answering (``docker info``)."""
+    info = _docker("info", "--format", "{{.ServerVersion}}")
+    if info.returncode != 0:
+        raise KitImageError(
+            "the Oracle image needs Docker's engine, which does not answer (`docker info`: "
+            f"{(info.stderr or info.stdout).strip()[:300]}): start Docker, or build the kit "
+            "without --oracle"
+        )
+
+
 def save_image(folder: Path, echo=print) -> dict:
     """``docker save`` the compose file's image into ``folder``; its manifest entry."""
+    require_engine()
     image = compose_image()
     inspect = ("image", "inspect", "--format", "{{.Architecture}}", image)
     found = _docker(*inspect)
