@@ -1,5 +1,5 @@
 """The ``workshop`` command: setup, lab, chat, doctor, call, search, ooda, mcp, rescan, release,
-grade, check, export, skills."""
+grade, check, export, skills, kit."""
 
 from __future__ import annotations
 
@@ -497,6 +497,16 @@ def _register_grader() -> None:
 
 
 _register_grader()
+
+
+def _register_kit() -> None:
+    """``workshop kit build`` / ``verify`` / ``load-oracle`` (agent_harness/kit/commands.py)."""
+    from agent_harness.kit.commands import kit
+
+    cli.add_command(kit)
+
+
+_register_kit()
 
 
 @cli.group(cls=_WholeSentences)

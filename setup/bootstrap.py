@@ -180,14 +180,15 @@ def install() -> None:
     run(*pip, *project, what=f"{project_step} with pip")
 
 
-def ensure_installed() -> None:
-    """Install unless this lock and pyproject.toml were installed last time (the stamp)."""
+def ensure_installed(kit: Path | None = None) -> None:
+    """Install unless this lock and pyproject.toml were installed last time (the stamp), from
+    the package index, or from a room kit (see install_from_kit)."""
     digest = hashlib.sha256(LOCK.read_bytes() + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text() == digest:
         say(f"{LOCK.name} already installed")
         return
     started = time.monotonic()
-    install()
+    install() if kit is None else install_from_kit(kit)
     STAMP.write_text(digest)
     say(f"{LOCK.name} installed in {time.monotonic() - started:.1f} s")
 
@@ -223,6 +224,101 @@ def ensure_sandbox() -> None:
         say("could not install bubblewrap: `workshop grade` will use process limits only")
 
 
+# --- The offline room kit (--kit PATH): a separate install path, the online one is untouched ---
+#
+# A kit (`workshop kit build`, agent_harness/kit/) is one folder holding every file of the lock
+# for its platforms, uv's wheel and a manifest of sha256s. With --kit, bootstrap first checks the
+# kit (agent_harness/kit/manifest.py, standard library only, loaded by path): built from this
+# checkout's requirements.lock, for this platform and Python, every file it will read present
+# with its sha256. Any problem stops it BEFORE .venv is created or changed. Then it installs
+# the same lock with the same hashes required, with uv from the kit's own wheel (pip with
+# WORKSHOP_INSTALLER=pip or when uv fails), from the kit's wheels alone: no index, no network.
+
+
+def kit_checks():
+    """agent_harness/kit/manifest.py, loaded by path (nothing is installed yet)."""
+    path = ROOT / "agent_harness" / "kit" / "manifest.py"
+    spec = importlib.util.spec_from_file_location("workshop_kit_manifest", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_kit(kit: Path) -> None:
+    """Refuse a kit that cannot install here, naming each file and what to do."""
+    say(f"checking the kit {kit} (platform, Python, lock, every file's sha256)")
+    problems = kit_checks().check_for_install(kit, LOCK)
+    if problems:
+        lines = [f"  {p}" for p in problems[:10]]
+        if len(problems) > 10:
+            lines.append(f"  ... and {len(problems) - 10} more")
+        sys.exit(f"[bootstrap] refused the kit {kit} (nothing was installed):\n" + "\n".join(lines))
+
+
+def kit_uv(kit: Path) -> str | None:
+    """uv from the kit's own wheel for this platform, pip-installed offline into UV_HOME."""
+    exe = "uv.exe" if os.name == "nt" else "uv"
+    found = next((str(p) for p in UV_HOME.glob(f"*/{exe}") if p.is_file()), None)
+    if found:
+        return found
+    checks = kit_checks()
+    manifest, _ = checks.read_manifest(kit)
+    wheel = kit / manifest["targets"][checks.this_machine()[0]]["installer"]
+    say(f"installing uv (a faster installer) from the kit into {UV_HOME}")
+    pip = [str(PYTHON), "-m", "pip", "install", "--isolated", "--quiet", "--no-index"]
+    done = subprocess.run([*pip, "--no-deps", "--target", str(UV_HOME), str(wheel)], cwd=ROOT)
+    if done.returncode != 0:
+        say("uv could not be installed from the kit: using pip")
+        return None
+    return next((str(p) for p in UV_HOME.glob(f"*/{exe}") if p.is_file()), None)
+
+
+def install_from_kit(kit: Path) -> None:
+    """install(), from the kit's wheels alone: the same lock, hashes required, no index."""
+    sources = ("--no-index", "--find-links", kit / "wheels")
+    locked = ("--require-hashes", "-r", LOCK)
+    project = ("--no-deps", "-e", ROOT)  # built with the kit's setuptools (a locked package)
+    lock_step = (
+        f"installing the {lock_size()} packages of {LOCK.name} from the kit (hashes checked)"
+    )
+    project_step = "installing the workshop itself (editable)"
+    uv = None if os.environ.get("WORKSHOP_INSTALLER") == "pip" else kit_uv(kit)
+    if uv:
+        uv_pip = (uv, "pip", "install", "--quiet", "--python", PYTHON, "--offline", "--no-config")
+        steps = (
+            (lock_step, (*uv_pip, *sources, *locked)),
+            (project_step, (*uv_pip, *sources, *project)),
+        )
+        for what, command in steps:
+            if run_showing_progress(f"{what} with uv", command, None).returncode != 0:
+                say(f"uv failed ({' '.join(map(str, command))}): installing with pip instead")
+                break
+        else:
+            return
+    # --isolated and no config file: pip's configured indexes and find-links are not read
+    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
+    pip = (PYTHON, "-m", "pip", "install", "--isolated", "--quiet", *sources)
+    run(*pip, *locked, env=env, what=f"{lock_step} with pip")
+    run(*pip, *project, env=env, what=f"{project_step} with pip")
+
+
+def split_kit(argv: list[str]) -> tuple[list[str], Path | None]:
+    """``--kit PATH`` (or ``--kit=PATH``) taken out of the arguments, anywhere in them."""
+    rest, kit = [], None
+    items = iter(argv)
+    for arg in items:
+        if arg == "--kit":
+            kit = next(items, None)
+            if not kit:
+                sys.exit("[bootstrap] --kit needs the kit's folder: --kit PATH")
+        elif arg.startswith("--kit="):
+            kit = arg.split("=", 1)[1]
+        else:
+            rest.append(arg)
+    return rest, Path(kit).expanduser().resolve() if kit else None
+
+
 USAGE = """usage: python3 setup/bootstrap.py [MODE] [OPTIONS]
 
 modes:
@@ -232,25 +328,36 @@ modes:
   setup                           install into .venv and prepare the database only
   sandbox                         install bubblewrap, the grader's sandbox (Linux)
   test [PYTEST ARGS]              install what tests need and run the test suite
-  -h, --help                      print this and exit (nothing is installed)"""
+  -h, --help                      print this and exit (nothing is installed)
+
+options:
+  --kit PATH                      with start, setup or test: install from a room kit (`workshop
+                                  kit build`) with no network; a kit for another platform or
+                                  Python, built from another lock, or with a missing or corrupt
+                                  file is refused before anything is installed"""
 MODES = ("start", "setup", "sandbox", "test")
 
 
 def main(argv: list[str]) -> None:
+    argv, kit = split_kit(argv)  # --kit PATH, wherever it is
     mode = argv[0] if argv else "start"
     if mode in ("-h", "--help", "help"):
         print(USAGE)  # before anything is created: asking for help installs nothing
         return
     if mode not in MODES:
         sys.exit(f"unknown mode {mode!r}\n{USAGE}")
+    if kit is not None:
+        if mode == "sandbox":
+            sys.exit("[bootstrap] --kit goes with start, setup or test")
+        check_kit(kit)  # before .venv is created or changed
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     ensure_venv()
     if mode == "test":
         ensure_sandbox()
-        ensure_installed()
+        ensure_installed(kit)
         hand_over([PYTHON, "-m", "pytest", *argv[1:]], env)
     elif mode in ("start", "setup"):
-        ensure_installed()
+        ensure_installed(kit)
         run(PYTHON, "-m", "agent_harness.cli", "setup", env=env)
         if mode == "start" and "--no-lab" not in argv:
             hand_over([PYTHON, "-m", "agent_harness.cli", "lab", *argv[1:]], env)

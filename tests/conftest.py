@@ -42,6 +42,7 @@ GROUPED = {
     "tests/test_notebooks.py": "notebook",
     "tests/test_tool_retrieval_eval.py": "module",  # one 200-tool catalogue, loaded once
     "tests/test_mcp_interop.py": "module",  # two `workshop mcp --http` processes, started once
+    "tests/test_kit.py": "module",  # one kit built and installed offline, shared
 }
 NOTEBOOK_IN_ID = re.compile(r"\[(?:\w+:)?(\d\d_\w+?)[:\]]")
 

@@ -25,6 +25,7 @@ what Oracle spells its own way, one module per concern:
 ``embeddings.py``          the in-database ONNX model or client-side embeddings
 ``javascript.py``          ``exec_js`` in a PURE MLE context
 ``doctor.py``              ``workshop doctor`` checks
+``kit_image.py``           the Oracle Free image in a room kit (``docker save`` / ``load``)
 =========================  ====================================================================
 
 Importing this package needs python-oracledb (``requirements.txt``); the embedded backend does
