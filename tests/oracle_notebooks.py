@@ -126,6 +126,10 @@ def trace_notebook(path: Path, data_dir: Path) -> NotebookTrace:
         for harness in [v for v in namespace.values() if hasattr(v, "backend")]:
             with contextlib.suppress(Exception):
                 harness.close()
+        with contextlib.suppress(Exception):  # 08's panel: widgets closed now, not at exit
+            import ipywidgets
+
+            ipywidgets.Widget.close_all()
         workshop.after_this_cell = saved_after
         oracledb.connect = saved_connect
         os.environ.clear()
