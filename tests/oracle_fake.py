@@ -13,6 +13,16 @@ records every statement any cursor sends, with the values python-oracledb would 
   ORA-01008, a value for no placeholder DPY-4008, a reserved bind name ORA-01745, as the
   driver and the database would.
 
+It also holds the database's state that decides whether a statement may run and what a
+stored unit does (:class:`World`): each user's privileges (``tests/oracle_privileges.py``:
+ORA-01031 / ORA-00942 for a statement outside them), the source of every stored PL/SQL unit
+(read by a real PL/SQL grammar, ``tests/oracle_plsql.py``: a unit it cannot read is stored
+with compilation errors, ``cursor.warning`` DPY-7000 and rows in USER_ERRORS, as the
+database answers; an anonymous block it cannot read raises ORA-06550), the identity tickets
+(``tests/oracle_tickets.py``: the package's ticket window evaluated with Oracle's datetime
+rules in the session time zone python-oracledb sets at logon). A new fake starts as
+``workshop setup`` leaves the database (:func:`setup_world`).
+
 Queries are answered with rows whose column labels and value types come from
 :func:`tests.oracle_rows.select_columns` (LOB objects unless ``fetch_lobs=False``,
 ``Decimal``, ``datetime``, ``array.array`` for VECTOR), or with what a test scripts through
@@ -28,15 +38,27 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cache
 from typing import Any
 
 import oracledb
-from oracledb.errors import _Error
+from oracledb.errors import WRN_COMPILATION_ERROR, _create_warning, _Error
 
 from tests.oracle_floor import ORACLE_RESERVED, bind_names, check_statement
+from tests.oracle_plsql import is_plsql, plsql_problems
+from tests.oracle_privileges import Privileges, Refusal, setup_script_grants
 from tests.oracle_rows import DB_TYPES, FakeLob, one_row_always, sample, select_columns
+from tests.oracle_tickets import TicketBook, driver_session_time_zone, parse_zone
 
-__all__ = ["Answer", "FakeOracle", "Sent", "oracle_error"]
+__all__ = [
+    "Answer",
+    "FakeOracle",
+    "Sent",
+    "World",
+    "oracle_error",
+    "setup_statements",
+    "setup_world",
+]
 
 _BINDABLE = (
     str,
@@ -65,6 +87,12 @@ def oracle_error(message: str, code: int = 0) -> oracledb.Error:
         code = int(message[4:9])
     error = _Error(message, code=code)
     return error.exc_type(error)
+
+
+def _error_row(problem: str) -> tuple:
+    """A USER_ERRORS row (LINE, POSITION, TEXT) from ``"line L, column C: message"``."""
+    found = re.match(r"line (\d+), column (\d+): (.*)", problem, re.S)
+    return (int(found.group(1)), int(found.group(2)), found.group(3)) if found else (0, 0, problem)
 
 
 @dataclass
@@ -116,6 +144,107 @@ class Answer:
         return bool(self.pattern.search(sql))
 
 
+_UNIT = re.compile(
+    r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:NON)?EDITIONABLE\s+)?"
+    r"(?P<kind>PACKAGE\s+BODY|PACKAGE|PROCEDURE|FUNCTION|TRIGGER|TYPE)\s+"
+    r"(?:(?P<schema>\w+)\.)?(?P<name>\w+)",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class World:
+    """The database's state behind every connection of one fake.
+
+    Attributes:
+        privileges: Each user's grants (:class:`tests.oracle_privileges.Privileges`).
+        sources: ``(owner, TYPE, NAME)`` -> the stored text of a PL/SQL unit (USER_SOURCE).
+        errors: ``(owner, TYPE, NAME)`` -> its compilation errors (USER_ERRORS rows).
+        generations: ``(owner, TYPE, NAME)`` -> how many times it was created: a session
+            that holds state of an older one gets ORA-04068 at its next call (PL/SQL
+            Language Reference 23, "Package State").
+        tickets_ddl: The CREATE TABLE identity_tickets received.
+        tickets: The identity tickets (:class:`tests.oracle_tickets.TicketBook`).
+        refusals: Every statement refused for privileges: ``(user, error, sql)``.
+        checked: How many statements the privilege check passed.
+    """
+
+    privileges: Privileges
+    sources: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    errors: dict[tuple[str, str, str], list[tuple]] = field(default_factory=dict)
+    generations: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    tickets_ddl: str | None = None
+    tickets: TicketBook = field(default_factory=TicketBook)
+    refusals: list[tuple[str, str, str]] = field(default_factory=list)
+    checked: int = 0
+
+    def copy(self) -> World:
+        return World(
+            self.privileges.copy(),
+            dict(self.sources),
+            dict(self.errors),
+            dict(self.generations),
+            self.tickets_ddl,
+            TicketBook(self.tickets.db_zone),
+        )
+
+
+def setup_world() -> World:
+    """The database as ``workshop setup`` leaves it: the start-up script's grants, then the
+    demo schema loaded and the policy installed by the backend itself (on a fake that checks
+    each of those statements from the script's grants on)."""
+    return _setup_run().world.copy()
+
+
+def setup_statements() -> list[Sent]:
+    """What that first load and install sent (each checked from the script's grants on)."""
+    return list(_setup_run().sent)
+
+
+@cache
+def _setup_run() -> FakeOracle:
+    import tempfile
+    from pathlib import Path
+
+    from agent_harness.backends.oracle.supplychain import OracleSupplyChain
+    from agent_harness.supplychain.schema import TABLES
+    from tests.oracle_flows import few_rows, settings
+
+    with tempfile.TemporaryDirectory(prefix="oracle-setup-") as folder:
+        config = settings(Path(folder))
+        fake = FakeOracle(canned=False, world=World(setup_script_grants(config)))
+        with _connect_with(fake):
+            loader = OracleSupplyChain(None, config)
+            loader.db = _Unlocked()
+            loader.load(TABLES, few_rows())
+            loader.close()
+        assert not fake.world.refusals, fake.world.refusals
+        return fake
+
+
+class _Unlocked:
+    """Stands in for the harness connection the loader only locks."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.lock = threading.RLock()
+
+
+class _connect_with:
+    """``oracledb.connect`` replaced by a fake's for a ``with`` block."""
+
+    def __init__(self, fake: FakeOracle) -> None:
+        self.fake = fake
+
+    def __enter__(self) -> None:
+        self.saved = oracledb.connect
+        oracledb.connect = self.fake.connect
+
+    def __exit__(self, *exc) -> None:
+        oracledb.connect = self.saved
+
+
 class FakeVar:
     """``cursor.var(...)``: an output bind."""
 
@@ -138,6 +267,7 @@ class FakeCursor:
         self.description: list[tuple] | None = None
         self.rowcount = 0
         self.arraysize = 100
+        self.warning: _Error | None = None
         self._rows: list[tuple] = []
         self._sizes: Any = None
 
@@ -204,10 +334,15 @@ class FakeCursor:
             Sent(self.connection.user, statement, sent, sizes=self._sizes)
         )
         self._sizes = None
+        self.warning = None
+        self.connection.allowed(statement)
         self._answer(statement, sent, lobs_as_text=fetch_lobs is False)
+        self.connection.changed(statement)
         return self
 
     def executemany(self, statement: str, parameters: Sequence, **kwargs) -> None:
+        self.warning = None
+        self.connection.allowed(statement)
         for row in parameters:
             sent = self._bound(statement, row)
             self.connection.driver.record(
@@ -221,6 +356,7 @@ class FakeCursor:
         answer = self.connection.driver.answer_for(sql, self.connection.user)
         if answer is not None and answer.error is not None:
             raise answer.error
+        kept = self.connection.run(self, sql, sent)  # what the database itself answers
         outs = answer.out if answer is not None else None
         if callable(outs):
             outs = outs(sql, sent)
@@ -229,7 +365,7 @@ class FakeCursor:
         if isinstance(sent, dict) and isinstance(sent.get("new_id"), FakeVar):
             sent["new_id"].value = [next(self.connection.driver.ids)]
         columns = select_columns(sql)
-        rows = answer.rows if answer is not None else None
+        rows = answer.rows if answer is not None else kept
         if callable(rows):
             rows = rows(sql, sent)
         if columns is None:
@@ -261,6 +397,9 @@ class FakeCursor:
         rows, self._rows = self._rows, []
         return rows
 
+    def __iter__(self):
+        return iter(self.fetchall())
+
     def fetchone(self) -> tuple | None:
         return self._rows.pop(0) if self._rows else None
 
@@ -280,6 +419,87 @@ class FakeConnection:
         self.call_timeout = 0
         self.commits = self.rollbacks = 0
         self.closed = False
+        self.schema = user.upper()  # ALTER SESSION SET CURRENT_SCHEMA changes it
+        self.package_state: dict[tuple[str, str, str], int] = {}  # unit -> its generation
+        # python-oracledb thin sends ALTER SESSION SET TIME_ZONE at logon (see oracle_tickets)
+        self.time_zone = parse_zone(driver_session_time_zone())
+
+    @property
+    def world(self) -> World:
+        return self.driver.world
+
+    def allowed(self, sql: str) -> None:
+        """Refuse a statement the user may not run, as Oracle does."""
+        try:
+            self.world.privileges.check(self.user, sql, self.schema)
+        except Refusal as refusal:
+            self.world.refusals.append((self.user, str(refusal), sql))
+            raise oracle_error(str(refusal)) from None
+        self.world.checked += 1
+
+    def changed(self, sql: str) -> None:
+        """What a statement that ran leaves behind (grants, dropped objects, session)."""
+        self.world.privileges.apply(self.user, sql, self.schema)
+        if found := re.match(r"^\s*ALTER SESSION SET CURRENT_SCHEMA\s*=\s*(\w+)", sql, re.I):
+            self.schema = found.group(1).upper()
+        if found := re.match(r"^\s*ALTER SESSION SET TIME_ZONE\s*=\s*'([^']+)'", sql, re.I):
+            self.time_zone = parse_zone(found.group(1))
+
+    def run(self, cursor: FakeCursor, sql: str, sent: Any) -> list | None:
+        """The database's own part of a statement: compile a unit, keep a ticket, consume one,
+        answer USER_SOURCE and USER_ERRORS. Rows for a query it answers, else None."""
+        world, owner = self.world, self.schema
+        if self.package_state and any(
+            world.generations.get(key) != seen for key, seen in self.package_state.items()
+        ):  # a package this session holds state of was created again
+            self.package_state.clear()
+            raise oracle_error("ORA-04068: existing state of packages has been discarded")
+        if unit := _UNIT.match(sql):
+            kind = " ".join(unit.group("kind").upper().split())
+            owner = (unit.group("schema") or owner).upper()
+            key = (owner, kind, unit.group("name").upper())
+            world.sources[key] = sql[unit.start("kind") :]
+            world.generations[key] = world.generations.get(key, 0) + 1
+            problems = list(plsql_problems(sql))
+            if refused := world.privileges.stored_unit_refusal(owner, sql):
+                problems.append(f"line 1, column 1: {refused}")
+            world.errors[key] = [_error_row(p) for p in problems]
+            if problems:
+                cursor.warning = _create_warning(WRN_COMPILATION_ERROR)
+            return None
+        if is_plsql(sql) and (problems := plsql_problems(sql)):
+            raise oracle_error(f"ORA-06550: {problems[0]}")
+        if re.match(r"^\s*CREATE TABLE identity_tickets\b", sql, re.I):
+            world.tickets_ddl = sql
+        elif re.match(r"^\s*INSERT INTO identity_tickets\b", sql, re.I):
+            world.tickets.insert(world.tickets_ddl or "", sql, sent, self.time_zone)
+        elif re.search(r"\bworkshop_identity\.bind_session\(", sql, re.I):
+            body = world.sources.get(("SUPPLYCHAIN", "PACKAGE BODY", "WORKSHOP_IDENTITY"))
+            if body is None or world.errors.get(
+                ("SUPPLYCHAIN", "PACKAGE BODY", "WORKSHOP_IDENTITY")
+            ):
+                raise oracle_error(
+                    "ORA-06550: line 1, column 7:\nPLS-00201: identifier"
+                    " 'SUPPLYCHAIN.WORKSHOP_IDENTITY' must be declared"
+                )
+            if not world.tickets.consume(body, sent["ticket"], self.time_zone):
+                raise oracle_error("ORA-20022: unknown or expired identity ticket")
+            key = ("SUPPLYCHAIN", "PACKAGE BODY", "WORKSHOP_IDENTITY")
+            self.package_state[key] = world.generations.get(key, 0)
+        elif found := re.search(
+            r"FROM user_objects WHERE object_name = :name AND object_type = '(\w+)'"
+            r" AND status = 'VALID'",
+            sql,
+        ):
+            key = (owner, found.group(1), sent["name"])
+            valid = key in world.sources and not world.errors.get(key)
+            return [{"COUNT(*)": int(valid)}]
+        elif re.search(r"\bFROM user_errors\b", sql, re.I):
+            return world.errors.get((owner, sent["kind"], sent["name"]), [])
+        elif re.search(r"\bFROM user_source\b", sql, re.I):
+            text = world.sources.get((owner, sent["kind"], sent["name"]))
+            return [(line,) for line in text.splitlines(keepends=True)] if text else []
+        return None
 
     def check_open(self) -> None:
         if self.closed:
@@ -317,10 +537,12 @@ class FakeOracle:
 
     Args:
         canned: Answer an unscripted query with one canned row (False: with no rows).
+        world: The database's state (default: as ``workshop setup`` leaves it).
     """
 
-    def __init__(self, canned: bool = True) -> None:
+    def __init__(self, canned: bool = True, world: World | None = None) -> None:
         self.canned = canned
+        self.world = world if world is not None else setup_world()
         self.sent: list[Sent] = []
         self.connections: list[FakeConnection] = []
         self.refused: dict[str, Exception] = {}

@@ -9,9 +9,11 @@ one (:func:`check_statement`):
 * **names**: no unquoted identifier (a column, a table, an alias) is an Oracle reserved word;
 * **syntax**: it holds no SQLite-only syntax and parses with sqlglot's Oracle dialect (a parser
   this project did not write), after the rewrites in :data:`PARSER_GAPS` for constructs sqlglot
-  does not know; a statement sqlglot cannot read at all must be one of :data:`NOT_PARSED`. A
-  fallback of sqlglot to an unparsed ``Command`` counts as not read. Each rewrite and each
-  exception names the documentation section that settles the original.
+  does not know; PL/SQL (:data:`PLSQL_READ`: anonymous blocks, packages, procedures) parses
+  with a PL/SQL grammar instead (sqlfluff's Oracle dialect, ``tests/oracle_plsql.py``); a
+  statement no grammar reads must be one of :data:`NOT_PARSED`. A fallback of sqlglot to an
+  unparsed ``Command`` counts as not read. Each rewrite and each exception names the
+  documentation section that settles the original.
 
 What a statement returns, for the fakes that answer it, is in ``tests/oracle_rows.py``.
 """
@@ -27,9 +29,12 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
+from tests.oracle_plsql import plsql_problems
+
 __all__ = [
     "NOT_PARSED",
     "ORACLE_RESERVED",
+    "PLSQL_READ",
     "PARSER_GAPS",
     "SQLITE_ONLY",
     "bind_names",
@@ -37,6 +42,7 @@ __all__ = [
     "not_parsed",
     "oracle_parse",
     "text_problems",
+    "unread",
     "untyped_recursive_anchors",
 ]
 
@@ -135,9 +141,9 @@ PARSER_GAPS: list[tuple[re.Pattern, str, str]] = [
     ),
 ]
 
-#: Statements sqlglot cannot read at all (not even after a rewrite), by their start; their
-#: binds and SQLite-only syntax are still checked.
-NOT_PARSED: list[tuple[re.Pattern, str]] = [
+#: PL/SQL, which sqlglot does not read: read instead by a PL/SQL grammar (sqlfluff's Oracle
+#: dialect, ``tests/oracle_plsql.py``), after its own rewrites (``PLSQL_GAPS`` there).
+PLSQL_READ: list[tuple[re.Pattern, str]] = [
     (
         re.compile(r"^\s*(DECLARE|BEGIN)\b"),
         "PL/SQL Language Reference 23, Blocks (anonymous PL/SQL calling CTX_DDL: Oracle Text"
@@ -145,18 +151,24 @@ NOT_PARSED: list[tuple[re.Pattern, str]] = [
         " Packages and Types Reference 23; m011's cursor FOR LOOP)",
     ),
     (
+        re.compile(r"^\s*CREATE OR REPLACE (PACKAGE|PACKAGE BODY|PROCEDURE)\b"),
+        "PL/SQL Language Reference 23, CREATE PACKAGE, CREATE PACKAGE BODY, CREATE PROCEDURE"
+        " (issue 21: the identity package behind the VPD policies, the catalog watch)",
+    ),
+]
+
+#: Statements no grammar of the package registries reads (not even after a rewrite), by their
+#: start; their binds and SQLite-only syntax are still checked.
+NOT_PARSED: list[tuple[re.Pattern, str]] = [
+    (
         re.compile(r"^\s*CREATE PROPERTY GRAPH\b"),
         "SQL Language Reference 26, CREATE PROPERTY GRAPH",
     ),
     (re.compile(r"^\s*CREATE MLE ENV\b"), "SQL Language Reference 23, CREATE MLE ENV"),
     (
-        re.compile(r"^\s*ALTER SESSION SET CURRENT_SCHEMA\b"),
-        "SQL Language Reference 23, ALTER SESSION: CURRENT_SCHEMA",
-    ),
-    (
-        re.compile(r"^\s*CREATE OR REPLACE (PACKAGE|PACKAGE BODY|PROCEDURE)\b"),
-        "PL/SQL Language Reference 23, CREATE PACKAGE, CREATE PACKAGE BODY, CREATE PROCEDURE"
-        " (issue 21: the identity package behind the VPD policies, the catalog watch)",
+        re.compile(r"^\s*ALTER SESSION SET (CURRENT_SCHEMA|recyclebin)\b"),
+        "SQL Language Reference 23, ALTER SESSION: CURRENT_SCHEMA; Database Reference 23,"
+        " RECYCLEBIN (session-modifiable)",
     ),
     (
         re.compile(r"^\s*CREATE OR REPLACE JSON RELATIONAL DUALITY VIEW\b"),
@@ -194,7 +206,13 @@ def _rewritten(sql: str) -> str:
 
 
 def not_parsed(sql: str) -> str | None:
-    """The documentation entry of :data:`NOT_PARSED` that covers this statement, if any."""
+    """The documentation entry of :data:`NOT_PARSED` or :data:`PLSQL_READ` that covers this
+    statement, if any: sqlglot does not read it."""
+    return next((doc for pattern, doc in NOT_PARSED + PLSQL_READ if pattern.match(sql)), None)
+
+
+def unread(sql: str) -> str | None:
+    """The entry of :data:`NOT_PARSED` that covers this statement: no grammar reads it."""
     return next((doc for pattern, doc in NOT_PARSED if pattern.match(sql)), None)
 
 
@@ -272,6 +290,9 @@ def text_problems(sql: str) -> tuple[str, ...]:
         problems.append(f"reserved bind names {reserved} (ORA-01745)")
     if found := SQLITE_ONLY.search(sql):
         problems.append(f"SQLite syntax {found.group(0)!r}")
+    if any(pattern.match(sql) for pattern, _doc in PLSQL_READ):
+        problems += [f"does not parse as PL/SQL: {p}" for p in plsql_problems(sql)]
+        return tuple(problems)
     if not_parsed(sql):
         return tuple(problems)
     try:

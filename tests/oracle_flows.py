@@ -257,9 +257,7 @@ def answer_healthy(fake) -> None:
         ],
     )
     fake.answer(r"FROM ctx_user_index_errors", [{"N": 0}])
-    fake.answer(
-        r"^(INSERT|CREATE TABLE)", error=oracle_error("ORA-01031: insufficient"), user="workshop_ro"
-    )
+    # the read-only user's writes are refused by the fake's privileges (oracle_privileges)
     fake.answer(r"FROM harness_settings", [{"VALUE": CLIENT_MODE}])
 
 

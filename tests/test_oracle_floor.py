@@ -27,16 +27,19 @@ from agent_harness.backends.oracle.migrations import MIGRATIONS
 from agent_harness.memory import MemoryStore
 from agent_harness.supplychain.schema import TABLES
 from tests import oracle_flows as flows
-from tests.oracle_fake import FakeOracle, oracle_error
+from tests.oracle_fake import FakeOracle, oracle_error, setup_statements
 from tests.oracle_floor import (
     NOT_PARSED,
     PARSER_GAPS,
+    PLSQL_READ,
     check_statement,
     not_parsed,
     oracle_parse,
     text_problems,
+    unread,
     untyped_recursive_anchors,
 )
+from tests.oracle_plsql import PLSQL_GAPS, plsql_problems
 
 
 @cache
@@ -100,7 +103,8 @@ def _everything(folder) -> tuple[str, ...]:
         mp.setattr(oracledb, "connect", whole.connect)
         mp.setenv("WORKSHOP_ONNX_MODEL", "none")
         flows.prepare_on(whole, folder / "setup")
-    sent = [s.sql for s in fake.sent + whole.sent]
+    first = setup_statements()  # the first load and install, from the start-up grants on
+    sent = [s.sql for s in first + fake.sent + whole.sent]
     assert not fake.problems() + whole.problems()
     return tuple(dict.fromkeys(sent))
 
@@ -127,19 +131,48 @@ def test_every_parser_rewrite_is_needed_by_a_statement_sent(pattern, replacement
     )
 
 
-@pytest.mark.parametrize(("pattern", "doc"), NOT_PARSED, ids=[d[:40] for _, d in NOT_PARSED])
+@pytest.mark.parametrize(
+    ("pattern", "doc"), NOT_PARSED + PLSQL_READ, ids=[d[:40] for _, d in NOT_PARSED + PLSQL_READ]
+)
 def test_every_unparsed_exception_covers_a_statement_sent(pattern, doc):
     assert any(pattern.match(s) for s in statement_inventory()), (
         f"no statement needs the exception for {doc}: remove it"
     )
 
 
+@pytest.mark.parametrize(
+    ("pattern", "replacement", "doc"), PLSQL_GAPS, ids=[d[:50] for *_, d in PLSQL_GAPS]
+)
+def test_every_plsql_rewrite_is_needed_by_a_block_sent(pattern, replacement, doc):
+    assert any(_needs(pattern, replacement, s) for s in statement_inventory()), (
+        f"no block needs the rewrite for {doc}: remove it"
+    )
+
+
 def test_the_unparsed_statements_are_few_and_named():
-    # 10 before issue 21; it added 8: the identity package (spec, body), the VPD policies
-    # (one block), binding a session, the two duality views, the watch procedure and its job.
-    unparsed = [s for s in statement_inventory() if not_parsed(s)]
+    # 18 before issue 26, which reads the 11 PL/SQL blocks with a PL/SQL grammar and adds
+    # ALTER SESSION SET recyclebin: the property graph, the two duality views (no grammar of
+    # the registries knows 23ai's JSON {...}), CREATE MLE ENV, two ALTER SESSION, SAVEPOINTs.
+    statements = statement_inventory()
+    unparsed = [s for s in statements if unread(s)]
     starts = sorted({" ".join(s.split()[:3]) for s in unparsed})
-    assert len(unparsed) <= 18, starts
+    assert len(unparsed) <= 8, starts
+    plsql = [s for s in statements if any(p.match(s) for p, _ in PLSQL_READ)]
+    assert len(plsql) >= 11 and all(plsql_problems(s) == () for s in plsql)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "BEGIN IF g_bound THEN RETURN; END; END;",  # IF closed by END instead of END IF
+        "BEGIN SELEC COUNT(*) INTO n FROM dual; END;",  # a misspelt keyword
+        "CREATE OR REPLACE PROCEDURE p AS BEGIN DELET FROM t; END p;",
+        "BEGIN x(1);",  # no END
+    ],
+)
+def test_the_plsql_grammar_refuses_broken_blocks(block):
+    assert plsql_problems(block), block
+    assert any("does not parse as PL/SQL" in p for p in text_problems(block))
 
 
 # --- the checks catch what they are for ---------------------------------------------------------
@@ -212,7 +245,8 @@ def test_readme_and_docs_give_the_inventorys_numbers():
 
     root = Path(__file__).resolve().parent.parent
     statements = statement_inventory()
-    unparsed = [s for s in statements if not_parsed(s)]
+    unparsed = [s for s in statements if unread(s)]
+    plsql = [s for s in statements if any(p.match(s) for p, _ in PLSQL_READ)]
     rewritten = [
         s
         for s in statements
@@ -227,3 +261,4 @@ def test_readme_and_docs_give_the_inventorys_numbers():
         assert f"{len(rewritten)} it reads only after a rewrite" in text or (
             f"{len(rewritten)} statements parse only after a rewrite" in text
         ), doc
+        assert f"{len(plsql)} PL/SQL blocks" in text, doc

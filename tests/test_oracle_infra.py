@@ -9,6 +9,7 @@ Codespaces); see docs/oracle.md.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import json
 import os
 import re
@@ -412,6 +413,21 @@ def test_workflow_oracle_job_starts_compose_runs_marked_tests_and_every_notebook
     assert "-p backend oracle" in runs, "the notebooks take their backend from this parameter"
     uploads = [s for s in job["steps"] if "upload-artifact" in s.get("uses", "")]
     assert uploads and uploads[0]["if"] == "failure()"
+
+
+def test_the_oracle_tests_and_notebooks_run_east_of_utc(workflow):
+    # Issue 26: the session time zone follows the client; a job all in UTC hides a TIMESTAMP
+    # compared with SYSTIMESTAMP. The container stays in UTC, the runner's steps do not.
+    from zoneinfo import ZoneInfo
+
+    steps = workflow["jobs"]["oracle"]["steps"]
+    east = [s for s in steps if "bootstrap.py test -m oracle" in s.get("run", "")]
+    east += [s for s in steps if "papermill" in s.get("run", "")]
+    assert len(east) == 2
+    for step in east:
+        zone = ZoneInfo(step["env"]["TZ"])
+        offset = zone.utcoffset(dt.datetime(2026, 1, 1))
+        assert offset.total_seconds() > 0, step["name"]
 
 
 def test_oracle_marker_is_registered():

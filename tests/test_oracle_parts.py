@@ -63,8 +63,9 @@ def test_the_demo_schema_is_replaced_commented_loaded_and_granted(fake, backend)
     fake.answer(r"^SELECT table_name FROM user_tables$", [{"TABLE_NAME": "PORTS"}])
     counts = backend.load_supplychain(TABLES, few_rows())
     assert counts == {t.name: len(few_rows()[t.name]) for t in TABLES}
-    owner = [s for s in fake.sent if s.user == "supplychain"]
-    assert owner[1].sql == "DROP TABLE ports CASCADE CONSTRAINTS PURGE"  # only what exists
+    owner = [s.sql for s in fake.sent if s.user == "supplychain"]
+    assert owner[0] == "ALTER SESSION SET recyclebin = OFF"  # a dropped table goes at once
+    assert owner[2] == "DROP TABLE ports CASCADE CONSTRAINTS PURGE"  # only what exists
     for table in TABLES:
         assert fake.statements(rf"^CREATE TABLE {table.name} \(")
         assert fake.statements(rf"^COMMENT ON TABLE {table.name} IS '")
@@ -332,7 +333,10 @@ def test_the_doctor_names_what_is_wrong(fake, backend):
             }
         ],
     )
-    fake.answer(r"^(INSERT|CREATE TABLE)", [], user="workshop_ro")  # it could write
+    # a read-only user someone granted too much: the database lets it write
+    fake.world.privileges.grant_object("WORKSHOP_RO", "SUPPLYCHAIN", "PORTS", ["INSERT"], False)
+    fake.world.privileges.grant_system("WORKSHOP_RO", ["CREATE TABLE"])
+    fake.answer(r"^(INSERT|CREATE TABLE)", [], user="workshop_ro")
     fake.answer(r"FROM harness_settings", [{"VALUE": DATABASE_MODE}])
     fake.answer(r"FROM user_mining_models", [{"N": 0}])
     results = doctor_results(backend)

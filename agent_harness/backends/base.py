@@ -174,6 +174,12 @@ class Backend(abc.ABC):
         """Change a table comment (column None) or a column comment, like COMMENT ON."""
         self.supplychain.set_comment(table, column, comment)
 
+    def supplychain_execute(self, sql: str, binds: dict | None = None) -> int:
+        """Run ONE statement that changes SUPPLYCHAIN's data or schema, as its owner; return
+        how many rows it changed (see :meth:`SupplyChain.execute`). :meth:`execute` runs as
+        the harness, which may only read SUPPLYCHAIN (on Oracle: ORA-01031)."""
+        return self.supplychain.execute(sql, binds)
+
     def readonly_query(
         self, sql: str, binds: dict | None = None, max_rows: int = 50, timeout_s: float = 5.0
     ) -> ReadOnlyResult:

@@ -17,10 +17,10 @@ _TIE = """
 def _with_tie(carriers, teu, n):
     # Add carriers with one vessel of ``teu`` each, call the function, remove them again.
     for carrier_id, name in carriers:
-        h.backend.query(
+        h.backend.supplychain_execute(
             "INSERT INTO supplychain.carriers (carrier_id, name, scac_code) VALUES (:i, :n, :s)",
             {"i": carrier_id, "n": name, "s": f"Q{carrier_id % 1000:03d}"})
-        h.backend.query(
+        h.backend.supplychain_execute(
             "INSERT INTO supplychain.vessels (imo_number, name, carrier_id, capacity_teu)"
             " VALUES (:imo, :n, :i, :teu)",
             {"imo": 9800000 + carrier_id, "n": name.upper(), "i": carrier_id, "teu": teu})
@@ -28,10 +28,10 @@ def _with_tie(carriers, teu, n):
         return [plain(list(item)) for item in top_carriers_by_teu(n)]
     finally:
         for carrier_id, _ in carriers:
-            h.backend.query("DELETE FROM supplychain.vessels WHERE imo_number = :imo",
-                            {"imo": 9800000 + carrier_id})
-            h.backend.query("DELETE FROM supplychain.carriers WHERE carrier_id = :i",
-                            {"i": carrier_id})
+            h.backend.supplychain_execute("DELETE FROM supplychain.vessels WHERE imo_number = :imo",
+                                          {"imo": 9800000 + carrier_id})
+            h.backend.supplychain_execute("DELETE FROM supplychain.carriers WHERE carrier_id = :i",
+                                          {"i": carrier_id})
 """
 
 _ORDER = "largest total first"

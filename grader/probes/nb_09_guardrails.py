@@ -118,18 +118,19 @@ _SPARE = 919_001
 
 
 def _drop_spare():
-    h.backend.execute("DELETE FROM supplychain.cargo_items WHERE container_no LIKE 'PRBU%'")
-    h.backend.execute("DELETE FROM supplychain.containers WHERE voyage_id IN (:v, :w)",
-                      {"v": _SPARE, "w": _SPARE + 1})
-    h.backend.execute("DELETE FROM supplychain.voyages WHERE voyage_id IN (:v, :w)",
-                      {"v": _SPARE, "w": _SPARE + 1})
+    h.backend.supplychain_execute(
+        "DELETE FROM supplychain.cargo_items WHERE container_no LIKE 'PRBU%'")
+    h.backend.supplychain_execute("DELETE FROM supplychain.containers WHERE voyage_id IN (:v, :w)",
+                                  {"v": _SPARE, "w": _SPARE + 1})
+    h.backend.supplychain_execute("DELETE FROM supplychain.voyages WHERE voyage_id IN (:v, :w)",
+                                  {"v": _SPARE, "w": _SPARE + 1})
 
 
 def _add_spare():
     _drop_spare()
     for _v, _code, _region in ((_SPARE, "PRB-0001", "MEDITERRANEAN"),
                                (_SPARE + 1, "PRB-0002", "INDIAN")):
-        h.backend.execute(
+        h.backend.supplychain_execute(
             "INSERT INTO supplychain.voyages (voyage_id, voyage_code, imo_number, origin_port,"
             " dest_port, departure_date, eta_date, status, ocean_region, distance_nm)"
             " SELECT :v, :code, imo_number, origin_port, dest_port, departure_date, eta_date,"
@@ -137,14 +138,14 @@ def _add_spare():
             " WHERE voyage_id = (SELECT MAX(voyage_id) FROM supplychain.voyages)",
             {"v": _v, "code": _code, "region": _region})
     for _no in ("PRBU0000002", "PRBU0000001", "PRBU0000003"):
-        h.backend.execute(
+        h.backend.supplychain_execute(
             "INSERT INTO supplychain.containers (container_no, voyage_id, container_type,"
             " size_ft, consignor, consignee, status, gross_weight_kg)"
             " VALUES (:no, :v, 'REEFER', 40, 'Probe', 'Probe', 'BOOKED', 3000)",
             {"no": _no, "v": _SPARE})
     for _item, _no, _value in ((919_001, "PRBU0000002", None), (919_002, "PRBU0000002", 7),
                                (919_003, "PRBU0000002", 11), (919_004, "PRBU0000003", None)):
-        h.backend.execute(
+        h.backend.supplychain_execute(
             "INSERT INTO supplychain.cargo_items (item_id, container_no, description, quantity,"
             " unit_value_cents) VALUES (:i, :no, 'Probe goods', 3, :c)",
             {"i": _item, "no": _no, "c": _value})
@@ -215,18 +216,22 @@ def _comment(table, column=None):
 _F_STABLE = """
 _base = _fp()
 value = [type(_base) is str, _fp() == _base]
-h.backend.execute("UPDATE supplychain.carriers SET name = name || ' (probe)'"
-                  " WHERE carrier_id = (SELECT MIN(carrier_id) FROM supplychain.carriers)")
-h.backend.execute("UPDATE supplychain.ports SET berths = berths + 2"
-                  " WHERE port_code = (SELECT MAX(port_code) FROM supplychain.ports)")
+h.backend.supplychain_execute(
+    "UPDATE supplychain.carriers SET name = name || ' (probe)'"
+    " WHERE carrier_id = (SELECT MIN(carrier_id) FROM supplychain.carriers)")
+h.backend.supplychain_execute(
+    "UPDATE supplychain.ports SET berths = berths + 2"
+    " WHERE port_code = (SELECT MAX(port_code) FROM supplychain.ports)")
 _ids = [h.memory.add(f"probe memory {i} about ports and berths", kind="note") for i in range(3)]
 try:
     value.append(_fp() == _base)
 finally:
-    h.backend.execute("UPDATE supplychain.carriers SET name = substr(name, 1, length(name) - 8)"
-                      " WHERE carrier_id = (SELECT MIN(carrier_id) FROM supplychain.carriers)")
-    h.backend.execute("UPDATE supplychain.ports SET berths = berths - 2"
-                      " WHERE port_code = (SELECT MAX(port_code) FROM supplychain.ports)")
+    h.backend.supplychain_execute(
+        "UPDATE supplychain.carriers SET name = substr(name, 1, length(name) - 8)"
+        " WHERE carrier_id = (SELECT MIN(carrier_id) FROM supplychain.carriers)")
+    h.backend.supplychain_execute(
+        "UPDATE supplychain.ports SET berths = berths - 2"
+        " WHERE port_code = (SELECT MAX(port_code) FROM supplychain.ports)")
     for _i in _ids:
         h.memory.delete(_i)
 _none = [_fp(o) for o in ("PROBE_NOBODY", "Z", "SUPPLYCHAIN_OLD")]
@@ -262,22 +267,23 @@ value.append(_fp() == _base)
 
 _F_TABLES = """
 for _t in ("prb_fees", "prb_berths"):
-    h.backend.execute(f"DROP TABLE IF EXISTS supplychain.{_t}")
+    h.backend.supplychain_execute(f"DROP TABLE IF EXISTS supplychain.{_t}")
 _base = _fp()
 value = []
 try:
-    h.backend.execute("CREATE TABLE supplychain.prb_fees (port_code VARCHAR(5), fee NUMBER)")
+    h.backend.supplychain_execute(
+        "CREATE TABLE supplychain.prb_fees (port_code VARCHAR(5), fee NUMBER)")
     _one = _fp()
-    h.backend.execute("CREATE TABLE supplychain.prb_berths (berth_no NUMBER)")
+    h.backend.supplychain_execute("CREATE TABLE supplychain.prb_berths (berth_no NUMBER)")
     _two = _fp()
-    h.backend.execute("ALTER TABLE supplychain.prb_berths ADD depth_m NUMBER")
+    h.backend.supplychain_execute("ALTER TABLE supplychain.prb_berths ADD depth_m NUMBER")
     _three = _fp()
     value += [_one != _base, _two not in (_base, _one), _three not in (_base, _one, _two)]
-    h.backend.execute("DROP TABLE supplychain.prb_berths")
+    h.backend.supplychain_execute("DROP TABLE supplychain.prb_berths")
     value.append(_fp() == _one)
 finally:
     for _t in ("prb_fees", "prb_berths"):
-        h.backend.execute(f"DROP TABLE IF EXISTS supplychain.{_t}")
+        h.backend.supplychain_execute(f"DROP TABLE IF EXISTS supplychain.{_t}")
 value.append(_fp() == _base)
 """
 

@@ -100,6 +100,10 @@ class EmbeddedSupplyChain(SupplyChain):
             {"t": table, "c": column or "", "comment": comment},
         )
 
+    def execute(self, sql: str, binds: dict | None = None) -> int:
+        # ``supplychain`` is attached to the harness connection: one owner for both files.
+        return self.db.execute(sql, binds)
+
     def readonly_query(
         self, sql: str, binds: dict | None = None, max_rows: int = 50, timeout_s: float = 5.0
     ) -> ReadOnlyResult:

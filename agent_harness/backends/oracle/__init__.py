@@ -10,6 +10,8 @@ what Oracle spells its own way, one module per concern:
                            connection
 ``dialect.py``             Oracle's spelling: FETCH FIRST, MERGE, JSON, times, VECTOR binds
 ``errors.py``              reading python-oracledb errors (no SQL)
+``compiled.py``            stored PL/SQL and views: compile errors raised, unchanged source
+                           not created again
 ``migrations.py``          the named migrations (DDL) run by
                            :mod:`agent_harness.backends.migrations` (+ ``registry_`` and
                            ``disclosure_migrations.py``, ``steps.py``)
@@ -20,7 +22,8 @@ what Oracle spells its own way, one module per concern:
 ``provenance.py``          the graph questions (GRAPH_TABLE over ``provenance_graph``)
 ``provenance_graph.py``    the property graph's DDL (``CREATE PROPERTY GRAPH``)
 ``disclosure.py``          the skill walk with Oracle's CYCLE clause
-``supplychain.py``         the demo schema: tables, comments, SDO_GEOMETRY points, grants
+``supplychain.py``         the demo schema: tables, comments, SDO_GEOMETRY points, grants;
+                           the workshop's changes to it, as its owner
 ``readonly.py``            ``run_sql``: the statement check and the read-only user
 ``embeddings.py``          the in-database ONNX model or client-side embeddings
 ``javascript.py``          ``exec_js`` in a PURE MLE context

@@ -18,6 +18,7 @@ from agent_harness.backends.base import Backend
 from agent_harness.backends.errors import BackendError
 from agent_harness.backends.oracle.boxes import OracleBoxes
 from agent_harness.backends.oracle.catalog_watch import OracleCatalogWatch
+from agent_harness.backends.oracle.compiled import CompilationFailed
 from agent_harness.backends.oracle.connection import OracleConnection, connect_user
 from agent_harness.backends.oracle.disclosure import OracleSkillGraph
 from agent_harness.backends.oracle.doctor import OracleDoctor
@@ -128,11 +129,15 @@ class OracleBackend(Backend):
 
         Raises:
             BackendError: The DDL failed; the message says what to fix.
+            CompilationFailed: A procedure compiled with errors (it stays INVALID, and an
+                INVALID procedure does not count as existing: the next run creates it again).
         """
         if self.object_exists(step.kind, step.name):
             return
         try:
             self.db.run_ddl(step.sql)
+        except CompilationFailed as e:
+            raise CompilationFailed(f"migration step {step.name}: {e}") from e
         except oracledb.DatabaseError as e:
             if step.kind == "text index" and self.object_exists(step.kind, step.name):
                 self.db.run_ddl(f"DROP INDEX {step.name} FORCE")

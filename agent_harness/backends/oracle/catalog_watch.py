@@ -17,6 +17,13 @@ USER_PROCEDURES (the steps' existence checks). The owner needs CREATE JOB and CR
 (both in DB_DEVELOPER_ROLE). The gvenzl image runs ``JOB_QUEUE_PROCESSES=1``: jobs run one at a
 time, so the queue may lag by a run. :meth:`OracleCatalogWatch.queued_since` reads the queue;
 the harness re-scans when the job found a change (or its own fingerprint moved).
+
+What the procedure sees: it reads ALL_TAB_COLUMNS / ALL_*_COMMENTS, which list what is
+"accessible to the current user" (Database Reference 23, ALL_TAB_COLUMNS), and it runs with
+definer's rights, where roles are off and only the owner's DIRECT grants count (PL/SQL Language
+Reference 23, "Invoker's Rights and Definer's Rights"). So every SUPPLYCHAIN table is granted to
+the harness owner directly: by the loader, and by ``supplychain_execute`` for a table the
+workshop creates later (``OracleSupplyChain.execute`` in ``supplychain.py``).
 """
 
 from __future__ import annotations

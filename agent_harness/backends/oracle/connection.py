@@ -27,6 +27,7 @@ import oracledb
 
 from agent_harness.backends.connection import Connection
 from agent_harness.backends.errors import BackendError
+from agent_harness.backends.oracle.compiled import run_ddl as run_compiled
 from agent_harness.backends.oracle.dialect import OracleDialect, iso_text
 from agent_harness.backends.oracle.errors import database_is_opening, hint, whole_text
 from agent_harness.config import Settings
@@ -36,6 +37,7 @@ __all__ = [
     "STARTUP_POLL_S",
     "STARTUP_WAIT_S",
     "OracleConnection",
+    "bind_values",
     "connect_user",
     "dict_rows",
     "iso_text",
@@ -105,6 +107,16 @@ def connect_user(
             ) from e
 
 
+def bind_values(cur, sql: str, binds: Any) -> Any:
+    """The binds the statement uses; datetimes typed as TIMESTAMP (python-oracledb binds a
+    ``datetime`` as DATE, which drops the fractional seconds: ``OracleMetadata.from_value``
+    in its ``impl/base/metadata.pyx``; "Binding Dates and Timestamps" in its user guide)."""
+    used = used_binds(sql, binds)
+    if isinstance(used, dict):
+        _type_timestamps(cur, [used])
+    return used
+
+
 def _type_timestamps(cur, rows: Sequence[Mapping[str, Any]]) -> None:
     """Bind every name that holds a ``datetime`` in any row as TIMESTAMP, not DATE."""
     stamps = {
@@ -156,15 +168,7 @@ class OracleConnection(Connection):
         with self.conn.cursor() as cur:
             cur.execute(sql)
 
-    @staticmethod
-    def _binds(cur, sql: str, binds: Any) -> Any:
-        """The binds the statement uses; datetimes typed as TIMESTAMP (python-oracledb binds a
-        ``datetime`` as DATE, which drops the fractional seconds: ``OracleMetadata.from_value``
-        in its ``impl/base/metadata.pyx``; "Binding Dates and Timestamps" in its user guide)."""
-        used = used_binds(sql, binds)
-        if isinstance(used, dict):
-            _type_timestamps(cur, [used])
-        return used
+    _binds = staticmethod(bind_values)
 
     def query(self, sql: str, binds: Mapping[str, Any] | None = None) -> list[dict]:
         with self.lock, self.conn.cursor() as cur:
@@ -199,9 +203,14 @@ class OracleConnection(Connection):
 
     def run_ddl(self, sql: str) -> None:
         """Run one DDL statement or PL/SQL block outside any savepoint (Oracle DDL commits by
-        itself, so a savepoint set before it would be gone)."""
-        with self.lock:
-            self._run(sql)
+        itself, so a savepoint set before it would be gone).
+
+        Raises:
+            CompilationFailed: A stored unit or view was created with compilation errors
+                (:func:`~agent_harness.backends.oracle.compiled.run_ddl`).
+        """
+        with self.lock, self.conn.cursor() as cur:
+            run_compiled(cur, sql)
 
     def text(self, value: str | None) -> Any:
         """A str bound for a CLOB: a temporary LOB when long or empty. A str over 32 KB would

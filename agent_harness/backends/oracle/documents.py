@@ -24,6 +24,18 @@ the duality view's read path applies them exactly so is for the Oracle job to co
 (shared/facts/guardrails.md, D). Writes run as the harness owner (UPDATE on the views is
 granted to it alone), so on Oracle only the workshop owner updates documents; under an
 identity an update is refused before it reaches the database.
+
+VPD on a duality view's tables is supported only when the policy covers INSERT, UPDATE,
+DELETE and SELECT (Database Restrictions and Limitations 23, "Restrictions for
+JSON-Relational Duality Views"): the row policies do (``guardrails.ROW_STATEMENTS``); the
+column mask is SELECT-only by nature, so ``cargo_items`` is never annotated for writes
+(:func:`duality_view_sql` refuses it). Privileges (JSON-Relational Duality Developer's Guide
+23, 4.3 "Database Privileges Needed for Duality-View Updating Operations",
+https://docs.oracle.com/en/database/oracle/oracle-database/23/jsnvu/database-privileges-needed-duality-view-updating-operations.html):
+querying takes SELECT WITH GRANT OPTION on the view, updating UPDATE WITH GRANT OPTION;
+updates run as the view owner, who needs the same on each annotated table: SUPPLYCHAIN owns
+both the views and the tables, so only the grants on the views are needed
+(``OracleSupplyChain``).
 """
 
 from __future__ import annotations
@@ -42,6 +54,7 @@ from agent_harness.backends.roles.documents import (
     Documents,
     document_kind,
 )
+from agent_harness.backends.roles.policy import MASKED_COLUMNS
 from agent_harness.identity import Identity
 from agent_harness.supplychain.schema import OWNER
 
@@ -72,7 +85,20 @@ def _child_sql(child: DocumentPart, parent_alias: str, indent: str) -> str:
 
 def duality_view_sql(document: Document) -> str:
     """``CREATE OR REPLACE JSON RELATIONAL DUALITY VIEW`` for one document (run as
-    SUPPLYCHAIN, whose tables it reads)."""
+    SUPPLYCHAIN, whose tables it reads).
+
+    Raises:
+        ValueError: A part whose table carries the column-masking policy (SELECT only) would
+            be annotated for writes: VPD on a duality view's table is supported only when the
+            policy covers every statement type (see ``guardrails.ROW_STATEMENTS``).
+    """
+    masked = {table for table, _column in MASKED_COLUMNS}
+    for part in document.parts:
+        if part.updatable and part.table in masked:
+            raise ValueError(
+                f"{document.name}: {part.table} carries a SELECT-only masking policy and may"
+                " only be read through a duality view (no WITH UPDATE)"
+            )
     root = document.root
     tags = " WITH UPDATE" if root.updatable else ""
     return (

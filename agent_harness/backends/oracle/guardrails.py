@@ -46,6 +46,7 @@ from agent_harness.supplychain.schema import OCEAN_REGIONS, OWNER
 __all__ = [
     "BIND_SQL",
     "PACKAGE",
+    "ROW_STATEMENTS",
     "TICKET_SQL",
     "TICKETS_DDL",
     "install_statements",
@@ -59,8 +60,8 @@ PACKAGE = "workshop_identity"
 BIND_SQL = f"BEGIN {OWNER.lower()}.{PACKAGE}.bind_session(:ticket); END;"
 #: SUPPLYCHAIN writes the ticket the read-only session will consume.
 TICKET_SQL = (
-    "INSERT INTO identity_tickets (ticket, app_user, roles, regions)"
-    " VALUES (:ticket, :app_user, :roles, :regions)"
+    "INSERT INTO identity_tickets (ticket, app_user, roles, regions, issued_at)"
+    " VALUES (:ticket, :app_user, :roles, :regions, SYS_EXTRACT_UTC(SYSTIMESTAMP))"
 )
 _REGIONS_CHECK = "|".join(OCEAN_REGIONS)
 TICKETS_DDL = f"""CREATE TABLE identity_tickets (
@@ -68,7 +69,7 @@ TICKETS_DDL = f"""CREATE TABLE identity_tickets (
   app_user VARCHAR2(64) NOT NULL,
   roles VARCHAR2(1000),
   regions VARCHAR2(200),
-  issued_at TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL,
+  issued_at TIMESTAMP DEFAULT SYS_EXTRACT_UTC(SYSTIMESTAMP) NOT NULL,
   CONSTRAINT identity_tickets_pk PRIMARY KEY (ticket),
   CONSTRAINT identity_tickets_regions_ck CHECK (regions IS NULL OR
     REGEXP_LIKE(regions, '^({_REGIONS_CHECK})(,({_REGIONS_CHECK}))*$')))"""
@@ -122,7 +123,8 @@ def package_body_sql(owners: list[str]) -> str:
       RAISE_APPLICATION_ERROR(-20021, 'this session is already bound to an identity');
     END IF;
     DELETE FROM identity_tickets
-      WHERE ticket = p_ticket AND issued_at > SYSTIMESTAMP - INTERVAL '5' MINUTE
+      WHERE ticket = p_ticket
+        AND issued_at > SYS_EXTRACT_UTC(SYSTIMESTAMP) - INTERVAL '5' MINUTE
       RETURNING app_user, roles, regions INTO g_user, g_roles, g_regions;
     IF SQL%ROWCOUNT = 0 THEN
       ROLLBACK;
@@ -156,9 +158,22 @@ def package_body_sql(owners: list[str]) -> str:
 END {PACKAGE};"""
 
 
+#: The row policies cover every statement type: JSON-relational duality views are built over
+#: these tables, and "VPD on underlying tables is supported only if all statements (INSERT,
+#: UPDATE, DELETE, or SELECT) are included in the policy" (Database Restrictions and
+#: Limitations 23, "Restrictions for JSON-Relational Duality Views",
+#: https://docs.oracle.com/en/database/oracle/oracle-database/23/rnrdm/json-duality-views-restrictions.html;
+#: ORA-42804 otherwise). The column-masking policy (``sec_relevant_cols_opt => ALL_ROWS``)
+#: applies to SELECT only (DBMS_RLS, ADD_POLICY usage notes), so its table is only ever READ
+#: through a duality view (:func:`~agent_harness.backends.oracle.documents.duality_view_sql`
+#: refuses to annotate it for writes).
+ROW_STATEMENTS = "SELECT,INSERT,UPDATE,DELETE"
+
+
 def policy_block() -> str:
     """ONE PL/SQL block adding every policy that USER_POLICIES does not list yet (idempotent):
-    a row policy per table of :data:`ROW_POLICIES`, a column-masking policy per masked column.
+    a row policy per table of :data:`ROW_POLICIES` (for :data:`ROW_STATEMENTS`; one an earlier
+    setup added for SELECT only is replaced), a column-masking policy per masked column.
     """
     calls = [
         f"  add_policy('{table.upper()}', 'WORKSHOP_ROWS', '{PACKAGE.upper()}.ROWS_PREDICATE');"
@@ -176,15 +191,22 @@ def policy_block() -> str:
     n PLS_INTEGER;
   BEGIN
     SELECT COUNT(*) INTO n FROM user_policies
-      WHERE object_name = p_table AND policy_name = p_name;
+      WHERE object_name = p_table AND policy_name = p_name
+        AND (p_column IS NOT NULL OR (ins = 'YES' AND upd = 'YES' AND del = 'YES'));
     IF n > 0 THEN
       RETURN;
+    END IF;
+    SELECT COUNT(*) INTO n FROM user_policies
+      WHERE object_name = p_table AND policy_name = p_name;
+    IF n > 0 THEN  -- a row policy of an earlier setup, for SELECT only: replaced
+      DBMS_RLS.DROP_POLICY(object_schema => '{OWNER}', object_name => p_table,
+                           policy_name => p_name);
     END IF;
     IF p_column IS NULL THEN
       DBMS_RLS.ADD_POLICY(
         object_schema => '{OWNER}', object_name => p_table, policy_name => p_name,
         function_schema => '{OWNER}', policy_function => p_function,
-        statement_types => 'SELECT', policy_type => DBMS_RLS.DYNAMIC);
+        statement_types => '{ROW_STATEMENTS}', policy_type => DBMS_RLS.DYNAMIC);
     ELSE
       DBMS_RLS.ADD_POLICY(
         object_schema => '{OWNER}', object_name => p_table, policy_name => p_name,

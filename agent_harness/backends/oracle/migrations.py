@@ -180,8 +180,10 @@ EXISTS_SQL = {
     # A column a step drops (TABLE.COLUMN): done once this counts 0 (DONE_WHEN_ABSENT).
     "dropped column": "SELECT COUNT(*) FROM user_tab_columns WHERE table_name || '.' || column_name"
     " = :name",
-    # Database Reference 23: USER_PROCEDURES (OBJECT_NAME), USER_SCHEDULER_JOBS (JOB_NAME)
-    "procedure": "SELECT COUNT(*) FROM user_procedures WHERE object_name = :name",
+    # Database Reference 23: USER_OBJECTS (OBJECT_NAME, OBJECT_TYPE, STATUS): a procedure
+    # stored with compilation errors is INVALID and is created again; USER_SCHEDULER_JOBS
+    "procedure": "SELECT COUNT(*) FROM user_objects WHERE object_name = :name"
+    " AND object_type = 'PROCEDURE' AND status = 'VALID'",
     "job": "SELECT COUNT(*) FROM user_scheduler_jobs WHERE job_name = :name",
     # A PL/SQL block that checks for itself what is left to do: always run.
     "idempotent block": "SELECT COUNT(*) FROM dual WHERE :name IS NULL",

@@ -24,7 +24,13 @@ import oracledb
 
 from agent_harness.backends.errors import BackendError, ReadOnlyViolation
 from agent_harness.backends.oracle.connection import connect_user, used_binds
-from agent_harness.backends.oracle.errors import error_code, first_line, full_code, hint
+from agent_harness.backends.oracle.errors import (
+    error_code,
+    first_line,
+    full_code,
+    hint,
+    whole_text,
+)
 from agent_harness.backends.oracle.guardrails import BIND_SQL
 from agent_harness.backends.roles.supplychain import ReadOnlyResult
 from agent_harness.config import Settings
@@ -202,26 +208,38 @@ class ReadOnlySession:
 
         Raises:
             BackendError: An identity could not be bound (the policy is missing or the ticket
-                was refused): nothing runs unfiltered under an identity.
+                was refused): nothing runs unfiltered under an identity. The owner's session
+                goes on unbound only where no policy is installed (no tickets table, no
+                package: then nothing filters its rows either); a refused ticket raises for
+                the owner too, or it would silently see no protected rows.
         """
         if self.issue_ticket is None:
             return
         identity = self.identity or Identity.owner_of(self.settings.user_id)
-        ticket = self.issue_ticket(identity)
+        absent = False
         try:
+            ticket = self.issue_ticket(identity)
             if ticket is None:
-                raise BackendError("SUPPLYCHAIN could not issue an identity ticket")
+                absent = True
+                raise BackendError("the identity_tickets table does not exist (ORA-00942)")
             with conn.cursor() as cur:
                 cur.execute(BIND_SQL, {"ticket": ticket})
         except (oracledb.DatabaseError, BackendError) as e:
-            if identity.owner:
-                return  # a schema loaded before the policy existed: nothing to bind to
+            # PLS-00201: the package is not there (a schema loaded before the policy existed)
+            absent = absent or "PLS-00201" in whole_text(e)
+            if identity.owner and absent:
+                return  # no policy installed: nothing filters the owner's rows either
             conn.close()
-            detail = first_line(e) if isinstance(e, oracledb.DatabaseError) else str(e)
+            detail = whole_text(e)
+            why = (
+                "the access policy is not installed"
+                if absent
+                else "the identity ticket was refused or could not be issued"
+            )
             raise BackendError(
-                f"cannot bind the identity {identity.user!r} to the read-only session ({detail})."
-                " The access policy is installed by `workshop setup --backend oracle`; run it"
-                " again. Nothing was read."
+                f"cannot bind the identity {identity.user!r} to the read-only session: {why}"
+                f" ({detail}). The access policy is installed by `workshop setup --backend"
+                " oracle`; run it again. Nothing was read."
             ) from e
 
     def drop(self) -> None:

@@ -15,8 +15,11 @@ from typing import Any
 import oracledb
 
 from agent_harness.backends.connection import Connection
-from agent_harness.backends.oracle.connection import connect_user
+from agent_harness.backends.errors import BackendError
+from agent_harness.backends.oracle.compiled import create_unless_unchanged, run_ddl
+from agent_harness.backends.oracle.connection import bind_values, connect_user
 from agent_harness.backends.oracle.documents import duality_view_sql
+from agent_harness.backends.oracle.errors import error_code, first_line, hint
 from agent_harness.backends.oracle.guardrails import (
     TICKET_SQL,
     TICKETS_DDL,
@@ -33,6 +36,13 @@ from agent_harness.supplychain.schema import OWNER
 __all__ = ["LOCATED", "OracleSupplyChain", "create_table_sql", "identifier", "sql_literal"]
 
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
+# A statement that creates a relation the harness and run_sql must be able to read.
+_CREATED = re.compile(
+    r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|PRIVATE)\s+TEMPORARY\s+)?"
+    r"(?:(?:NO\s+)?FORCE\s+)?(?:TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+    r"(?:(?P<schema>\w+)\.)?(?P<name>\w+)",
+    re.IGNORECASE,
+)
 # Tables whose rows are points: they get an invisible SDO_GEOMETRY column next to lat/lon.
 LOCATED = {"ports", "vessel_positions"}
 
@@ -116,7 +126,14 @@ class OracleSupplyChain(SupplyChain):
     def _owner_connection(self) -> oracledb.Connection:
         if self._owner_conn is None:
             s = self.settings
-            self._owner_conn = connect_user(s, s.oracle_sc_user, s.oracle_sc_password, OWNER)
+            conn = connect_user(s, s.oracle_sc_user, s.oracle_sc_password, OWNER)
+            # A table the workshop drops goes at once, not to the recycle bin, whose BIN$
+            # tables the dictionary views would still list to the catalog's fingerprint
+            # (SQL Language Reference 23, DROP TABLE: PURGE; Database Reference 23,
+            # RECYCLEBIN: modifiable with ALTER SESSION).
+            with conn.cursor() as cur:
+                cur.execute("ALTER SESSION SET recyclebin = OFF")
+            self._owner_conn = conn
         return self._owner_conn
 
     def loaded(self) -> bool:
@@ -167,7 +184,14 @@ class OracleSupplyChain(SupplyChain):
         return counts
 
     def _install_policy(self, cur) -> None:
-        """The access policy and the documents (idempotent; see ``guardrails.py``)."""
+        """The access policy and the documents (idempotent; see ``guardrails.py``).
+
+        The identity package is created only when USER_SOURCE differs (a session bound to it
+        keeps its identity across a second ``workshop setup``); every unit and view is checked
+        for compilation errors (:mod:`agent_harness.backends.oracle.compiled`). The duality
+        views are granted WITH GRANT OPTION, as the Duality Developer's Guide lists for
+        querying (the read-only user) and updating (the harness owner) them.
+        """
         owner, ro_user = (
             identifier(self.settings.oracle_user),
             identifier(self.settings.oracle_ro_user),
@@ -176,11 +200,11 @@ class OracleSupplyChain(SupplyChain):
         if not cur.fetchone()[0]:
             cur.execute(TICKETS_DDL)
         for sql in install_statements(ro_user, [OWNER, owner]):
-            cur.execute(sql)
+            create_unless_unchanged(cur, sql)
         for document in DOCUMENTS.values():
-            cur.execute(duality_view_sql(document))
-            cur.execute(f"GRANT SELECT ON {document.name} TO {ro_user}")
-            cur.execute(f"GRANT SELECT, UPDATE ON {document.name} TO {owner}")
+            run_ddl(cur, duality_view_sql(document))
+            cur.execute(f"GRANT SELECT ON {document.name} TO {ro_user} WITH GRANT OPTION")
+            cur.execute(f"GRANT SELECT, UPDATE ON {document.name} TO {owner} WITH GRANT OPTION")
 
     def install_policy(self) -> str:
         with self.db.lock, self._owner_connection().cursor() as cur:
@@ -188,8 +212,12 @@ class OracleSupplyChain(SupplyChain):
         return "access policy and duality views installed"
 
     def issue_ticket(self, identity: Identity) -> str | None:
-        """Write a one-time identity ticket as SUPPLYCHAIN; None when it cannot (a schema
-        loaded before the policy existed)."""
+        """Write a one-time identity ticket as SUPPLYCHAIN; None when the tickets table does
+        not exist (a schema loaded before the policy existed: ORA-00942).
+
+        Raises:
+            BackendError: Any other failure (nothing is bound on a ticket never written).
+        """
         binds = new_ticket(identity)
         with self.db.lock:
             conn = self._owner_connection()
@@ -197,10 +225,59 @@ class OracleSupplyChain(SupplyChain):
                 with conn.cursor() as cur:
                     cur.execute(TICKET_SQL, binds)
                 conn.commit()
-            except oracledb.DatabaseError:
+            except oracledb.DatabaseError as e:
                 conn.rollback()
-                return None
+                if error_code(e) == 942:
+                    return None
+                raise BackendError(
+                    f"SUPPLYCHAIN could not issue an identity ticket: {first_line(e)}{hint(e)}"
+                ) from e
         return binds["ticket"]
+
+    def execute(self, sql: str, binds: dict | None = None) -> int:
+        """Run one statement as SUPPLYCHAIN (see :meth:`SupplyChain.execute`) and commit.
+
+        The harness owner and the read-only user hold SELECT on SUPPLYCHAIN's tables and no
+        ANY privilege (DB_DEVELOPER_ROLE has none), so a write by them is ORA-01031: changes
+        to the demo schema are made by its owner. A table or view created here is granted
+        SELECT to both, directly (not through a role), so it is listed in their ALL_* views,
+        in the scheduler job's definer's-rights procedure too, where roles are off (Database
+        Reference 23, ALL_TAB_COLUMNS: "accessible to the current user"; PL/SQL Language
+        Reference 23, "Invoker's Rights and Definer's Rights": a DR unit runs with the
+        owner's privileges, roles disabled).
+
+        Raises:
+            BackendError: Oracle refused it (the message quotes the error), or a stored unit
+                or view compiled with errors.
+        """
+        created = _CREATED.match(sql)
+        if created and (created.group("schema") or OWNER).upper() != OWNER:
+            raise BackendError(
+                f"supplychain_execute runs as {OWNER}: create objects in its own schema"
+                f" (supplychain.<name>), not in {created.group('schema')}"
+            )
+        readers = [identifier(self.settings.oracle_user), identifier(self.settings.oracle_ro_user)]
+        with self.db.lock:
+            conn = self._owner_connection()
+            try:
+                with conn.cursor() as cur:
+                    values = bind_values(cur, sql, binds)
+                    if values:
+                        cur.execute(sql, values)
+                    else:
+                        run_ddl(cur, sql)
+                    changed = max(cur.rowcount, 0)
+                    if created:
+                        name = identifier(created.group("name"))
+                        for reader in readers:
+                            cur.execute(f"GRANT SELECT ON {name} TO {reader}")
+                conn.commit()
+            except oracledb.DatabaseError as e:
+                conn.rollback()
+                raise BackendError(
+                    f"{OWNER} could not run the statement: {first_line(e)}{hint(e)}"
+                ) from e
+        return changed
 
     def set_comment(self, table: str, column: str | None, comment: str) -> None:
         target = identifier(table) + (f".{identifier(column)}" if column else "")

@@ -39,6 +39,14 @@ class SupplyChain(abc.ABC):
         """Change a table comment (column None) or a column comment, like COMMENT ON."""
 
     @abc.abstractmethod
+    def execute(self, sql: str, binds: dict | None = None) -> int:
+        """Run ONE statement that changes SUPPLYCHAIN's data or schema (INSERT, UPDATE,
+        DELETE, CREATE / ALTER / DROP TABLE ...) as the schema's owner; return how many rows
+        it changed. A table or view it creates is readable by the harness and ``run_sql``
+        (as a loaded one is), so the catalog scanner and the change detector see it.
+        """
+
+    @abc.abstractmethod
     def readonly_query(
         self, sql: str, binds: dict | None = None, max_rows: int = 50, timeout_s: float = 5.0
     ) -> ReadOnlyResult:
