@@ -195,6 +195,11 @@ def check(notebook: Path, timeout_cell: float, timeout_notebook: float, source: 
 
     if os.name != "posix":
         raise click.ClickException("workshop check runs on Linux or macOS (WSL on Windows).")
+    click.echo(
+        f"checking {notebook.name} as grading runs it (the first check prepares the grader's "
+        "database, up to a minute; later ones take seconds)...",
+        err=True,
+    )
     try:
         report = check_notebook(
             notebook, source, timeout_cell=timeout_cell, timeout_notebook=timeout_notebook
