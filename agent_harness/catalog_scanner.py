@@ -214,7 +214,9 @@ class CatalogScanner:
             [
                 {"content": f.content, "kind": f.kind, "subject": f.subject, "metadata": f.metadata}
                 for f in new
-            ]
+            ],
+            # another scope's identical facts (the owner's, another identity's): their vectors
+            reuse_kinds=FACT_KINDS,
         )
         counts["added"] = len(new)
         for key, old in existing.items():

@@ -185,11 +185,16 @@ class MemoryStore:
         row = self._row(content, kind, subject, metadata, thread_id)
         return self.backend.memories.insert(row, self._vector(row))
 
-    def add_many(self, entries: list[dict]) -> list[int]:
+    def add_many(self, entries: list[dict], reuse_kinds: tuple[str, ...] = ()) -> list[int]:
         """Store several memories in ONE transaction, embedding them in one batch.
 
         Args:
             entries: Dicts with the keyword arguments of :meth:`add` (``content`` required).
+            reuse_kinds: For entries of these kinds, a vector the database already holds for
+                the same subject and content (in any scope) is reused instead of embedding the
+                text again: the model is deterministic, so it is the vector it would compute.
+                The catalog scanner passes its fact kinds, so an identity's first scan embeds
+                only the facts that read differently for it (row counts, a masked column).
 
         Returns:
             The new ids, in order.
@@ -204,15 +209,30 @@ class MemoryStore:
             )
             for e in entries
         ]
-        vectors = self._vectors(rows)
+        vectors = self._vectors(rows, reuse_kinds)
         with self.backend.transaction():
             return [self.backend.memories.insert(r, v) for r, v in zip(rows, vectors)]
 
-    def _vectors(self, rows: list[dict]) -> list:
+    def _vectors(self, rows: list[dict], reuse_kinds: tuple[str, ...] = ()) -> list:
         if self.backend.embeds_in_database or not rows:
             return [None] * len(rows)
-        texts = [f"{r['subject']}: {r['content']}" if r["subject"] else r["content"] for r in rows]
-        return list(self._embed(texts))
+        keys = [(r["subject"], r["content_hash"]) for r in rows]
+        reusable = [key for key, r in zip(keys, rows) if r["kind"] in reuse_kinds]
+        known = self.backend.memories.stored_vectors(reuse_kinds, reusable) if reusable else {}
+        vectors = [
+            known.get(key) if r["kind"] in reuse_kinds else None for key, r in zip(keys, rows)
+        ]
+        missing = [i for i, vector in enumerate(vectors) if vector is None]
+        if missing:
+            texts = [
+                f"{rows[i]['subject']}: {rows[i]['content']}"
+                if rows[i]["subject"]
+                else rows[i]["content"]
+                for i in missing
+            ]
+            for i, vector in zip(missing, self._embed(texts)):
+                vectors[i] = vector
+        return vectors
 
     def update(
         self,

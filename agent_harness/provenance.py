@@ -36,7 +36,13 @@ from agent_harness.token_count import schema_tokens
 from agent_harness.turns import ModelStep, ToolCallRecord, TurnHooks, TurnResult
 from agent_harness.values import finite
 
-__all__ = ["Provenance", "ProvenanceRecorder", "TurnTracer", "schema_bytes"]
+__all__ = ["Provenance", "ProvenanceRecorder", "TurnTracer", "identity_detail", "schema_bytes"]
+
+
+def identity_detail(identity) -> dict:
+    """The ``identity`` event's detail: who a turn acted for and what the database showed them
+    (the stored trail and the glass box's live one have the same)."""
+    return finite({**identity.to_dict(), "policy": identity.describe()})
 
 
 def schema_bytes(schema: dict) -> int:
@@ -93,7 +99,7 @@ class ProvenanceRecorder(TurnHooks):
                     "kind": "identity",
                     "at": utc_now(),
                     "name": identity.user,
-                    "detail": finite({**identity.to_dict(), "policy": identity.describe()}),
+                    "detail": identity_detail(identity),
                 }
             )
 

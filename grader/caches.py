@@ -47,6 +47,8 @@ __all__ = [
     "prepare_embeddings",
     "find_embeddings",
     "ready_embeddings",
+    "use_check_embeddings",
+    "save_check_embeddings",
 ]
 
 #: The bytecode folder once :func:`prepare_bytecode` made it, for this process's sandboxes.
@@ -184,7 +186,9 @@ def released_notebook(source_path: Path):
         pass
     from grader.release import release_notebook
 
-    released = release_notebook(nbformat.reads(data.decode("utf-8"), as_version=4))
+    released = release_notebook(
+        nbformat.reads(data.decode("utf-8"), as_version=4), Path(source_path).stem
+    )
     _write_atomic(path, nbformat.writes(released))
     return released
 
@@ -260,6 +264,37 @@ def find_embeddings(sources) -> Path | None:
         _READY["embeddings"] = path
         return path
     return None
+
+
+def _check_embeddings_path(name: str) -> Path:
+    return cache_root() / f"check-embeddings-{name}-{library_digest()}.json"
+
+
+def use_check_embeddings(name: str) -> Path | None:
+    """Preload, in this process's sandboxes, what the last ``workshop check`` of notebook
+    ``name`` embedded (an attendee checks the same notebook after every TODO; the model is
+    deterministic, so a kept vector is the one it would compute). Only the attendee's own
+    checks write and read this file; grading never uses it (None: no check ran yet)."""
+    path = _check_embeddings_path(name)
+    if path.exists():
+        _READY["embeddings"] = path
+        return path
+    return None
+
+
+def save_check_embeddings(name: str, found: dict | None) -> None:
+    """Keep what a check of notebook ``name`` embedded: the run's embedder cache, which holds
+    what the previous check kept (preloaded) and what this one added, at most the cache's size."""
+    if not found or not isinstance(found.get("texts"), list) or not found["texts"]:
+        return
+    if isinstance(found.get("vectors"), str):
+        try:
+            _write_atomic(
+                _check_embeddings_path(name),
+                json.dumps(_merge([found["texts"]], [found["vectors"]])),
+            )
+        except ValueError:  # vectors that do not match their texts: keep nothing
+            pass
 
 
 def ready_embeddings() -> Path | None:

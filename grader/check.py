@@ -4,7 +4,15 @@ The notebook is read, assembled, run and judged by the very functions ``workshop
 (:func:`grader.answers.read_answers`, :func:`grader.assembly.assemble`, the sandboxed runner
 of :mod:`grader.execute`, :func:`grader.scoring.judge_cells`) with grading's limits, so each
 grade cell's visible verdict and message are those grading gives. Only the value checks are
-left out: their inputs are hidden, they run at grading (the report says how many).
+left out: their inputs are hidden, they run at grading (the report says so).
+
+Where the instructor's notebooks are (``solutions/``, or ``--source``) the check takes the
+notebook asked from there, and only that one. Where they are not (a student distribution:
+the released notebooks and the installed package, no ``solutions/``, no ``grader/probes/``),
+the released notebook itself is the source (:mod:`grader.from_release`). Either way it runs
+the cells up to the last check cell (the pre-built cells after it cannot change a verdict),
+and keeps what the run embedded for the next check of the same notebook: an attendee runs it
+after every TODO.
 
 nbgrader's validate and autograde run different pipelines and can disagree (nbgrader#1844);
 here the difference is one argument (``reference=None``).
@@ -17,14 +25,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.answers import read_answers
-from grader.caches import find_embeddings, prepare_bytecode, shared_template
+from grader.caches import (
+    prepare_bytecode,
+    save_check_embeddings,
+    shared_template,
+    use_check_embeddings,
+)
 from grader.collect import match_notebook
-from grader.execute import run_submission
+from grader.execute import run_notebooks
 from grader.feedback import format_points, plain_text, redact
+from grader.from_release import source_from_release
+from grader.release import ROOT
 from grader.results import Status
 from grader.sandbox import Limits
 from grader.scoring import CellResult, judge_cells, undone_notes
-from grader.sources import GradingError, load_sources
+from grader.sources import GradingError, Source, cut_after, load_source
 
 __all__ = ["CheckReport", "check_notebook", "format_report"]
 
@@ -40,6 +55,8 @@ class CheckReport:
         notes: How the notebook was read (added cells, edited cells), one sentence each.
         run_status: How the run ended (ok, timeout, crashed) and why.
         hidden_lines: Lines of the hidden tests, redacted from messages as the feedback does.
+        from_release: True when the instructor's notebooks were not there and the released
+            notebook itself was the source (a student distribution).
     """
 
     notebook: str
@@ -48,11 +65,34 @@ class CheckReport:
     notes: list[str] = field(default_factory=list)
     run_status: tuple[str, str] = ("ok", "")
     hidden_lines: set[str] = field(default_factory=set)
+    from_release: bool = False
 
     @property
     def passed(self) -> bool:
         """True when every grade cell's visible checks pass."""
         return bool(self.results) and all(r.visible == Status.OK for r in self.results)
+
+
+def instructor_source(path: Path, source_dir: Path | None = None) -> Source | None:
+    """The instructor's notebook ``path`` is (from ``source_dir``, default ``solutions/``), or
+    None when there are no instructor notebooks: a student distribution.
+
+    Raises:
+        GradingError: ``path`` is not one of them, or ``source_dir`` holds none.
+    """
+    folder = Path(source_dir) if source_dir is not None else ROOT / "solutions"
+    names = sorted(p.stem for p in folder.glob("[0-9][0-9]_*.ipynb")) if folder.is_dir() else []
+    if not names:
+        if source_dir is not None:
+            raise GradingError(f"no instructor notebooks (NN_name.ipynb) in {folder}")
+        return None
+    name = match_notebook(path, names)
+    if name is None:
+        raise GradingError(
+            f"{path.name} is not one of the workshop's notebooks ({', '.join(names)}); keep "
+            "the file name it was handed out with"
+        )
+    return load_source(folder / f"{name}.ipynb")
 
 
 def check_notebook(
@@ -68,7 +108,8 @@ def check_notebook(
 
     Args:
         path: The attendee's notebook (its file name says which workshop notebook it is).
-        source_dir: The instructor notebooks (default: ``solutions/``).
+        source_dir: The instructor notebooks (default: ``solutions/`` when it holds them; else
+            the released notebook itself is the source).
         template: A prepared database folder (default: :func:`shared_template`).
 
     Raises:
@@ -77,42 +118,44 @@ def check_notebook(
     path = Path(path)
     if not path.is_file():
         raise GradingError(f"{path} is not a file: give the notebook's path, e.g. 00_setup.ipynb")
-    sources = {s.name: s for s in load_sources(source_dir)}
-    name = match_notebook(path, list(sources))
-    if name is None:
-        raise GradingError(
-            f"{path.name} is not one of the workshop's notebooks ({', '.join(sources)}); keep "
-            "the file name it was handed out with"
-        )
-    source = sources[name]
+    source, notes = instructor_source(path, source_dir), []
+    from_release = source is None
+    if source is None:
+        source, notes = source_from_release(path)
     answers = read_answers(path, source)
+    checked = source
+    if source.grade_cells:  # the cells after the last check cannot change a verdict
+        checked = cut_after(source, source.grade_cells[-1][0], keep_probes=False)
     template = Path(template) if template else shared_template()
     prepare_bytecode()
-    find_embeddings(list(sources.values()))
+    use_check_embeddings(source.name)
     with tempfile.TemporaryDirectory(prefix="workshop-check-") as job:
-        run = run_submission(
-            [source],
-            {name: answers},
+        (run,) = run_notebooks(
+            [(checked, answers)],
             Path(job),
             template,
             Limits.for_grading(memory_mb, timeout_notebook),
             timeout_cell,
             timeout_notebook,
             use_bwrap,
-        )[name]
+            collect_embeddings=True,
+        )
+    save_check_embeddings(source.name, run.embeddings)
     return CheckReport(
-        notebook=name,
-        results=judge_cells(source, run, None, answers.dropped),
+        notebook=source.name,
+        results=judge_cells(checked, run, None, answers.dropped),
         hidden_checks=source.probe_count(),
-        notes=answers.notes + undone_notes(run),
+        notes=notes + answers.notes + undone_notes(run),
         run_status=(str(run.status), run.reason),
         hidden_lines=source.hidden_lines,
+        from_release=from_release,
     )
 
 
 def format_report(report: CheckReport) -> str:
     """The report as the terminal (and ``%workshop_check``) shows it."""
-    lines = [f"{report.notebook}: visible checks, run as grading runs them"]
+    where = " of your notebook itself" if report.from_release else ""
+    lines = [f"{report.notebook}: visible checks{where}, run as grading runs them"]
     width = max((len(r.grade_id) for r in report.results), default=0)
     for result in report.results:
         mark = "ok" if result.visible == Status.OK else str(result.visible).upper()
@@ -128,6 +171,12 @@ def format_report(report: CheckReport) -> str:
         f"visible checks pass in {len(passed)} of {len(report.results)} graded parts "
         f"({format_points(earned)} of {format_points(total)} points if the hidden checks agree)"
     )
-    lines.append(f"{report.hidden_checks} hidden checks run at grading")
+    if report.from_release:
+        lines.append(
+            "hidden checks run at grading: they test the same behaviours on other inputs "
+            "(the instructor's notebooks are not here, so this checked the cells of yours)"
+        )
+    else:
+        lines.append(f"{report.hidden_checks} hidden checks run at grading")
     lines += [f"note: {note}" for note in report.notes]
     return "\n".join(lines)

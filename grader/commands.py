@@ -178,21 +178,28 @@ def _check_gradebook(gradebook: str, assignment: str) -> None:
     "--source",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
-    help="Instructor notebooks (default: solutions/).",
+    help="Instructor notebooks (default: solutions/ when there; else the released notebook's "
+    "own check cells, as in a student distribution).",
 )
 def check(notebook: Path, timeout_cell: float, timeout_notebook: float, source: Path | None):
     """Visible checks of NOTEBOOK, run as grading.
 
     The same sandbox, assembly, limits and messages as workshop grade. Prints each graded part
-    with its points and whether its visible checks pass, then how many hidden checks grading
-    adds. Checks the saved file: save the notebook first. Exits with 1 when a visible check
-    fails. In a notebook: %load_ext grader.magics, then %workshop_check.
+    with its points and whether its visible checks pass, then that hidden checks run at
+    grading. Where the instructor's notebooks are not (a student distribution), the check cells
+    of NOTEBOOK itself run. Checks the saved file: save the notebook first. Exits with 1 when a
+    visible check fails. In a notebook: %load_ext grader.magics, then %workshop_check.
     """
     from grader.check import check_notebook, format_report
     from grader.sources import GradingError
 
     if os.name != "posix":
         raise click.ClickException("workshop check runs on Linux or macOS (WSL on Windows).")
+    click.echo(
+        f"checking {notebook.name} as grading runs it (the first check prepares the grader's "
+        "database, up to a minute; later ones take seconds)...",
+        err=True,
+    )
     try:
         report = check_notebook(
             notebook, source, timeout_cell=timeout_cell, timeout_notebook=timeout_notebook

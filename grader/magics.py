@@ -55,7 +55,11 @@ def load_ipython_extension(ipython) -> None:
     """Register ``%workshop_check`` (called by ``%load_ext grader.magics``)."""
 
     def magic(line: str = "") -> None:
-        print("checking the saved notebook as grading runs it (about 10-30 s)...", flush=True)
+        print(
+            "checking the saved notebook as grading runs it (the first check prepares the "
+            "grader's database, up to a minute; later ones take seconds)...",
+            flush=True,
+        )
         print(workshop_check(line, ipython.user_ns))
 
     magic.__doc__ = workshop_check.__doc__

@@ -91,8 +91,35 @@ def released_digest(nb) -> str:
     return hashlib.sha256(json.dumps(cells).encode("utf-8")).hexdigest()[:16]
 
 
-def release_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The student version of one source notebook (a new object; the input is not changed)."""
+def cell_digest(source: str) -> str:
+    """A digest of one cell's source (``metadata.workshop.cells`` keeps one per released code
+    cell other than the TODO cells, so a check can tell them from cells an attendee added or
+    edited, without the instructor's notebook)."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+
+
+def release_metadata(nb, name: str | None = None) -> dict:
+    """What a released notebook records about itself (``metadata.workshop``): ``released``, a
+    digest of its cells as written; ``cells``, the digest of each code cell by cell id, TODO
+    cells left out (the attendee's); ``notebook``, which workshop notebook it is."""
+    found = {"released": released_digest(nb)}
+    if name:
+        found["notebook"] = name
+    found["cells"] = {
+        cell.get("id"): cell_digest(_text(cell))
+        for cell in nb.get("cells", [])
+        if cell.get("cell_type") == "code" and not _todo(cell) and cell.get("id")
+    }
+    return found
+
+
+def release_notebook(nb: nbformat.NotebookNode, name: str | None = None) -> nbformat.NotebookNode:
+    """The student version of one source notebook (a new object; the input is not changed).
+
+    Args:
+        nb: The instructor's notebook.
+        name: Which workshop notebook it is (e.g. ``08_glass_box``), recorded in its metadata.
+    """
     from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions
 
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))
@@ -106,12 +133,12 @@ def release_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if info.get("solution") and _STUB_RAISE in cell.source:
             cell.source = cell.source.replace(_STUB_RAISE, _stub_message(info["grade_id"]), 1)
     nb.metadata.update(jupyterlab_metadata())
-    nb.metadata["workshop"] = {"released": released_digest(nb)}
+    nb.metadata["workshop"] = release_metadata(nb, name)
     return nb
 
 
 def _rendered(path: Path) -> tuple[nbformat.NotebookNode, str]:
-    nb = release_notebook(nbformat.read(path, as_version=4))
+    nb = release_notebook(nbformat.read(path, as_version=4), path.stem)
     return nb, nbformat.writes(nb) + "\n"
 
 
@@ -202,6 +229,9 @@ def differences(current, released) -> list[str]:
         found.append("the cells are in another order")
     if not theirs and len(current.get("cells", [])) != len(released.cells):
         found.append("it has cells the release does not have")
+    mine = current.get("metadata", {}).get("workshop")
+    if not theirs and mine != released.metadata.get("workshop"):
+        found.append("what it records about its release (metadata.workshop) is out of date")
     return found
 
 

@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, field
 
 from grader.execute import NotebookRun
-from grader.probes import same
 from grader.results import GradeRow, Status
 from grader.sources import Source
+from grader.value_checks import same
 
 __all__ = ["CellResult", "judge_cells", "score_notebook", "undone_notes"]
 

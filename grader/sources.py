@@ -17,8 +17,8 @@ from pathlib import Path
 import nbformat
 
 from grader.caches import hidden_markers, released_notebook
-from grader.probes import Probe, ProbeModuleError, probes_for
 from grader.release import ROOT
+from grader.value_checks import Probe, ProbeModuleError, probes_for
 
 __all__ = [
     "GradingError",

@@ -1,8 +1,10 @@
 """`workshop chat` in a real browser: headless Chromium (Debian's chromium and chromium-driver)
 driven by selenium opens the page Voilà serves, types a question, sends it, waits for the
 answer, and checks that the trail shows the memory hits, the tool call and the offload
-handle, and that the browser console has no errors. It saves a screenshot (in the test's
-folder, and in ``GLASS_BOX_SCREENSHOT_DIR`` when set).
+handle, and that the browser console has no errors and no warning that the page's front-end
+packages disagree (version skew); the page of ``--identity`` says whom it acts for and its
+trail starts with the identity event. It saves screenshots (in the test's folder, and in
+``GLASS_BOX_SCREENSHOT_DIR`` when set).
 
 ``.ci/run`` installs Chromium when it is missing; elsewhere the test skips, saying what is
 missing.
@@ -10,9 +12,11 @@ missing.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -77,9 +81,10 @@ def _wait_for_page(url: str, server: subprocess.Popen, log: Path, seconds: float
     raise AssertionError(f"no page at {url} after {seconds} s:\n{log.read_text()}")
 
 
-@pytest.fixture
-def chat_server(template, tmp_path):
-    """`workshop chat` on a free port, on a copy of the prepared database."""
+@contextlib.contextmanager
+def _serve(template, tmp_path, *options: str):
+    """`workshop chat [OPTIONS]` on a free port, on a copy of the prepared database; yields
+    the page's URL and the demo question that asks for a container's manifest."""
     data = tmp_path / "data"
     shutil.copytree(template, data)
     import agent_harness
@@ -93,7 +98,7 @@ def chat_server(template, tmp_path):
     command = [sys.executable, "-m", "agent_harness.cli", "chat", "--port", str(port)]
     with open(log, "wb") as out:
         server = subprocess.Popen(
-            [*command, "--no-browser"],
+            [*command, "--no-browser", *options],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -109,6 +114,35 @@ def chat_server(template, tmp_path):
             server.wait(timeout=20)
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def chat_server(template, tmp_path):
+    """`workshop chat` on a free port, on a copy of the prepared database."""
+    with _serve(template, tmp_path) as served:
+        yield served
+
+
+#: Console messages that say the page's front-end packages do not agree (issue 28, item 6):
+#: Voilà's JupyterLab core against widget code built for another JupyterLab release.
+VERSION_SKEW = re.compile(r"Unsatisfied version|No satisfying version|shared (singleton )?module")
+
+
+def _console_problems(driver) -> list[dict]:
+    """Errors, and warnings of front-end packages whose versions do not agree."""
+    return [
+        entry
+        for entry in driver.get_log("browser")
+        if entry["level"] == "SEVERE" or VERSION_SKEW.search(entry.get("message", ""))
+    ]
+
+
+def _screenshot(driver, tmp_path: Path, name: str) -> None:
+    driver.save_screenshot(str(tmp_path / name))
+    if os.environ.get("GLASS_BOX_SCREENSHOT_DIR"):
+        folder = Path(os.environ["GLASS_BOX_SCREENSHOT_DIR"])
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tmp_path / name, folder / name)
 
 
 def _browser(profile: Path):
@@ -145,11 +179,7 @@ def test_workshop_chat_answers_in_the_browser_and_shows_the_trail(chat_server, t
         driver.find_element(By.CSS_SELECTOR, "button.gb-send").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".gb-trail .gb-event.gb-answer"))
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".gb-chat .gb-pending"))
-        driver.save_screenshot(str(tmp_path / "glass_box.png"))
-        if os.environ.get("GLASS_BOX_SCREENSHOT_DIR"):
-            folder = Path(os.environ["GLASS_BOX_SCREENSHOT_DIR"])
-            folder.mkdir(parents=True, exist_ok=True)
-            shutil.copy(tmp_path / "glass_box.png", folder / "glass_box.png")
+        _screenshot(driver, tmp_path, "glass_box.png")
         answers = _text(driver, ".gb-chat .gb-answer")
         assert answers and "[offline replay]" in answers[-1], answers
         hits = _text(driver, ".gb-trail .gb-memory_hit")
@@ -159,7 +189,44 @@ def test_workshop_chat_answers_in_the_browser_and_shows_the_trail(chat_server, t
         offloads = _text(driver, ".gb-trail .gb-offload")
         assert offloads and "fetch_tool_output(tool_call_id='call_" in offloads[0], offloads
         assert "tokens" in " ".join(_text(driver, ".gb-meter")), "the context meter is empty"
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        assert not errors, json.dumps(errors, indent=1)
+        problems = _console_problems(driver)
+        assert not problems, json.dumps(problems, indent=1)
     finally:
         driver.quit()
+
+
+def test_workshop_chat_for_an_identity_says_whom_it_acts_for(template, tmp_path):
+    """Issue 28, item 6: the page of `workshop chat --identity ana:analyst:ATLANTIC` says whom
+    it acts for, the trail starts with the identity event, the answer has the Atlantic only
+    and its value unknown (masked), and the console has no error and no version skew."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ready
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with _serve(template, tmp_path, "--identity", "ana:analyst:ATLANTIC") as (url, _, log):
+        driver = _browser(tmp_path / "profile")
+        try:
+            driver.get(url)
+            wait = WebDriverWait(driver, 180)
+            box = wait.until(ready.element_to_be_clickable((By.CSS_SELECTOR, ".gb-input input")))
+            who = _text(driver, ".gb-identity")
+            assert who and who[0].startswith("acts for ana (roles: analyst; voyages of ATLANTIC"), (
+                who
+            )
+            box.send_keys("What is the declared cargo value per ocean region?")
+            driver.find_element(By.CSS_SELECTOR, "button.gb-send").click()
+            wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".gb-trail .gb-event.gb-answer"))
+            wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".gb-chat .gb-pending"))
+            _screenshot(driver, tmp_path, "glass_box_identity.png")
+            events = driver.find_elements(By.CSS_SELECTOR, ".gb-trail .gb-event")
+            assert events and "gb-identity" in events[0].get_attribute("class").split(), [
+                e.get_attribute("class") for e in events[:3]
+            ]
+            assert events[0].text.startswith("acting for ana"), events[0].text
+            answer = _text(driver, ".gb-chat .gb-answer")[-1]
+            assert '"ATLANTIC"' in answer and "PACIFIC" not in answer and "null" in answer, answer
+            problems = _console_problems(driver)
+            assert not problems, json.dumps(problems, indent=1)
+        finally:
+            driver.quit()
+        assert "acting for ana" in log.read_text(), log.read_text()

@@ -90,3 +90,66 @@ def test_the_other_disclose_checks_are_not_misled_by_a_mutated_list(grade_id):
 def test_the_no_mutation_check_catches_it():
     message = _failure(_cells()["disclose_no_mutation"])
     assert "must not change" in message, message
+
+
+# --- issue 28, item 3: which case failed, and one bug costs one part ----------------------------
+
+
+def _mutant(stem: str, label: str) -> str:
+    """The source of a plausible wrong answer of tests/notebook_mutants/<stem>.py."""
+    import importlib.util
+
+    path = ROOT / "tests" / "notebook_mutants" / f"{stem}.py"
+    spec = importlib.util.spec_from_file_location(f"mutants_{stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return next(src for items in module.MUTANTS.values() for text, src in items if text == label)
+
+
+def _check_cells(stem: str) -> dict[str, str]:
+    nb = release_notebook(nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4))
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
+
+
+@pytest.fixture(scope="module")
+def shell(embedded_harness):
+    """An IPython shell (check cells tidy up after the cell) with ``h`` and ``call_todo``."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ipython = InteractiveShell.instance()
+    ipython.user_ns.update(h=embedded_harness, call_todo=call_todo)
+    return ipython
+
+
+def _failure_of(shell, answer: str, check: str) -> BaseException | None:
+    """Run the attendee's answer, then a check cell; the check's error (None: it passed)."""
+    assert shell.run_cell(answer, store_history=False).error_in_exec is None
+    return shell.run_cell(check, store_history=False).error_in_exec
+
+
+def test_a_turn_without_events_given_none_is_named_as_that_case(shell):
+    """A trail_tree that returns None for a turn without events was told only
+    "trail_tree('chk_5d0e...') returns a dict, got None" (a random id, the case unsaid)."""
+    wrong = _mutant("08_glass_box", "a turn without events gives None, as an unknown turn does")
+    error = _failure_of(shell, wrong, _check_cells("08_glass_box")["trail_tree_checks"])
+    message = str(error)
+    assert isinstance(error, AssertionError), error
+    assert message.startswith("a turn without events yet (still running, no answer)"), message
+    assert "None is only for a turn_id that agent_turns does not have" in message, message
+    assert "chk_" not in message, message
+
+
+def test_a_wrong_document_loses_the_fields_part_only(shell):
+    """The etag is checked against the attendee's own document: a document whose values are
+    wrong fails the fields check and still earns the etag part (it lost both)."""
+    wrong = _mutant("09_guardrails", "the cargo value without the quantity")
+    cells = _check_cells("09_guardrails")
+    assert isinstance(_failure_of(shell, wrong, cells["voyage_document_checks"]), AssertionError)
+    assert _failure_of(shell, wrong, cells["voyage_document_etag"]) is None
+    etag_bug = _mutant("09_guardrails", "the etag over unsorted keys")
+    error = _failure_of(shell, etag_bug, cells["voyage_document_etag"])
+    assert isinstance(error, AssertionError) and "expected for your document" in str(error)

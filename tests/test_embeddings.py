@@ -228,6 +228,27 @@ def test_a_text_goes_through_the_model_once(monkeypatch):
     assert np.allclose(again[1], uncached[1], atol=1e-6)
 
 
+def test_texts_go_through_the_model_in_batches_of_similar_length(monkeypatch):
+    """Issue 28, item 4: each batch is padded to its longest text, so texts are batched by
+    length (a catalog scan's short column facts apart from its long ones)."""
+    monkeypatch.setattr(embeddings, "BATCH_SIZE", 2)
+    embedder = embeddings.Embedder()
+    batches: list[list[str]] = []
+    run = embedder._embed_batch
+
+    def recorded(texts):
+        batches.append(list(texts))
+        return run(texts)
+
+    monkeypatch.setattr(embedder, "_embed_batch", recorded)
+    long_a, long_b = "a berth at the port of Rotterdam " * 8, "reefer containers at sea " * 9
+    texts = [long_a, "ETA", long_b, "TEU"]
+    vectors = embedder.embed(texts)
+    assert [sorted(b) for b in batches] == [["ETA", "TEU"], sorted([long_a, long_b])]
+    alone = embeddings.Embedder(cache_size=0)
+    assert np.allclose(vectors, np.stack([alone.embed([t])[0] for t in texts]), atol=1e-4)
+
+
 def test_changing_a_returned_vector_does_not_change_the_next_one():
     embedder = embeddings.Embedder()
     vector = embedder.embed(["ETA of EVER GIVEN"])

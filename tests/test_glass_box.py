@@ -161,6 +161,35 @@ def test_the_recorded_memory_hits_are_the_ones_in_the_context(h):
 
 
 # --- the panel ----------------------------------------------------------------------------------
+def test_the_panel_says_whom_it_acts_for_and_its_trail_starts_with_the_identity(h, backend_name):
+    """Issue 28, item 6: `workshop chat --identity` nowhere said whom it acted for, and its live
+    trail started with the memory hits, not the identity event the stored trail starts with."""
+    import agent_harness
+
+    if backend_name != "embedded":
+        pytest.skip("an identity harness on the embedded backend here")
+    ana = agent_harness.connect(
+        backend="embedded",
+        data_dir=h.settings.data_dir,
+        identity={"user": "ana", "roles": ["analyst"], "regions": ["ATLANTIC"]},
+    )
+    try:
+        box = GlassBox(ana)
+        assert "acts for <b>ana (roles: analyst; voyages of ATLANTIC;" in box.status.value
+        turn = box.ask("What is the declared cargo value per ocean region?")
+        live, stored = box.hooks.tree["events"], ana.provenance.explain(turn.turn_id)["events"]
+        assert live[0]["kind"] == stored[0]["kind"] == "identity", [e["kind"] for e in live]
+        assert live[0]["detail"] == stored[0]["detail"]
+        assert "gb-identity" in box.trail.value and "acting for ana (roles: analyst" in (
+            box.trail.value
+        )
+    finally:
+        ana.close()
+    owner = GlassBox(h)
+    assert "acts for <b>" in owner.status.value and "workshop owner" in owner.status.value
+    assert owner.hooks.tree is None
+
+
 def test_threads_switch_and_reopen_from_the_provenance_tables(h, container):
     box = GlassBox(h)
     first = box.thread_id

@@ -230,6 +230,50 @@ def test_the_catalog_describes_the_data_as_the_identity_sees_it(ana, truth):
     assert "Masked for you" in column.content
 
 
+def test_an_identitys_first_scan_embeds_only_the_facts_that_read_differently(
+    folder, owner, monkeypatch
+):
+    """Issue 28, item 4: a new identity's catalog memories reuse the vectors stored for the
+    same facts (the owner's), so its first connection embeds a handful of texts, not the whole
+    catalog again (it embedded every fact: 10-31 s in notebook 09 on a busy machine)."""
+    import numpy as np
+
+    import agent_harness
+    from agent_harness import embeddings
+
+    embedded: list[str] = []
+    model = embeddings.Embedder._embed_batch
+
+    def counted(self, texts):
+        embedded.extend(texts)
+        return model(self, texts)
+
+    monkeypatch.setattr(embeddings.Embedder, "_embed_batch", counted)
+    embeddings.get_embedder().clear_cache()  # what this process embedded before is not reused
+    mine = {"user": "ida", "roles": ["analyst"], "regions": ["MEDITERRANEAN"]}
+    ida = agent_harness.connect(backend="embedded", data_dir=folder, identity=mine)
+    try:
+        kinds = ["table", "column", "relationship"]
+        facts = ida.memory.list(metadata_filter={"kind": kinds}, limit=10_000)
+        owners = {
+            (m.subject, m.content)
+            for m in owner.memory.list(metadata_filter={"kind": kinds}, limit=10_000)
+        }
+        differ = {
+            f"{m.subject}: {m.content}" for m in facts if (m.subject, m.content) not in owners
+        }
+        assert len(facts) > 50 and 0 < len(differ) < 15, (len(facts), differ)
+        assert set(embedded) <= differ, sorted(set(embedded) - differ)[:3]
+        same = next(m for m in facts if (m.subject, m.content) in owners)
+        stored = ida.backend.query(
+            "SELECT embedding FROM memory_vec WHERE memory_id = :i", {"i": same.id}
+        )[0]["embedding"]
+        computed = embeddings.Embedder(cache_size=0).embed([f"{same.subject}: {same.content}"])
+        assert np.allclose(np.frombuffer(stored, dtype=np.float32), computed[0], atol=1e-4)
+    finally:
+        ida.close()
+
+
 def test_memories_and_offloaded_outputs_of_one_identity_never_reach_another(owner, ana, truth):
     secret = max(truth["values"])
     owner.offload.log("t-guard", "call-guard-1", "run_sql", {}, f"unit value {secret} cents")

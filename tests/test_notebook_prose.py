@@ -60,3 +60,19 @@ def test_07s_parameter_table_shows_none_not_nan():
     assert 'ORDER BY ordinal"),\n        dtype=object))' in text
     rows = [{"default_value": None}, {"default_value": "5000"}]
     assert pd.DataFrame(rows, dtype=object)["default_value"].tolist() == [None, "5000"]
+
+
+def test_no_notebook_points_at_files_a_student_distribution_lacks():
+    """Issue 28, item 5: attendees get the released notebooks, not tests/ or bench/."""
+    import re
+
+    for path in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        found = re.findall(r"\b(?:tests|bench)/\w+", _text(path.stem))
+        assert not found, f"{path.name} points at {found}"
+
+
+def test_08_says_09_comes_next_and_shows_the_event_table_as_stored():
+    """Issue 28, item 5: 08 is not the last notebook; its event table showed 1.0 and NaN."""
+    text = _text("08_glass_box")
+    assert "This is the last notebook" not in text and "notebook 09" in text
+    assert "pd.DataFrame(events, dtype=object)" in text

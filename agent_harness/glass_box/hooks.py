@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from agent_harness.glass_box.budget import context_budget, manifest_span, window_for
 from agent_harness.knowledge_hits import KnowledgeRecorder, hit_for_call, knowledge_hits
+from agent_harness.provenance import identity_detail
 from agent_harness.token_count import schema_tokens
 from agent_harness.tools.policy import effective_state
 from agent_harness.turns import ModelStep, ToolCallRecord, TurnHooks, TurnResult
@@ -124,13 +125,17 @@ class PanelHooks(TurnHooks):
         knowledge = _node("knowledge", "memory", count=len(self._hits))
         knowledge["children"] = [_node("memory_hit", h["kind"], detail=h) for h in self._hits]
         skills = _node("skills", turn.agent or "retrieve", manifest=_manifest_skills(turn.messages))
+        events = [knowledge, skills]
+        identity = getattr(self.harness, "identity", None)
+        if identity is not None and not identity.owner:  # first, as the stored trail has it
+            events.insert(0, _node("identity", identity.user, detail=identity_detail(identity)))
         self.tree = {
             "turn_id": turn.turn_id,
             "thread_id": turn.thread_id,
             "question": turn.question,
             "status": "running",
             "answer": None,
-            "events": [knowledge, skills],
+            "events": events,
         }
         self._measure(turn, None)
         self._changed("on_turn_start", started)

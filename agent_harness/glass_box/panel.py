@@ -167,8 +167,15 @@ class GlassBox:
 
     def _set_status(self, extra: str = "") -> None:
         where = f"agent {self.agent}" if self.agent else "no agent"
+        identity = getattr(self.harness, "identity", None)
+        acting = (
+            f'<div class="gb-identity">acts for <b>{html.escape(identity.describe())}</b></div>'
+            if identity is not None
+            else ""
+        )
         self.status.value = (
-            f'<div style="font:12px sans-serif"><b>{html.escape(self.llm.describe())}</b><br>'
+            f'<div style="font:12px sans-serif">{acting}'
+            f"<b>{html.escape(self.llm.describe())}</b><br>"
             f"strategy {html.escape(self.strategy)} · {html.escape(where)} · thread "
             f"<code>{html.escape(self.thread_id)}</code> {extra}</div>"
         )

@@ -17,6 +17,7 @@ __all__ = ["event_line", "render_trail_html", "render_trail_text", "walk", "KIND
 
 #: A colour per event kind (the panel's left border of each line).
 KIND_COLOURS = {
+    "identity": "#ad1457",
     "knowledge": "#6a1b9a",
     "memory_hit": "#8e24aa",
     "skills": "#00838f",
@@ -49,6 +50,8 @@ def _arguments(text, limit: int = 120) -> str:
 def event_line(node: dict) -> str:
     """One event in words (plain text), e.g. ``tool_call port_info {"port": "DEHAM"} · ok``."""
     kind, name, detail = node.get("kind"), node.get("name"), node.get("detail") or {}
+    if kind == "identity":
+        return f"acting for {detail.get('policy') or name}"
     if kind == "knowledge":
         return f"memory: {detail.get('count', len(node.get('children', [])))} hits in the context"
     if kind == "memory_hit":

@@ -1,9 +1,10 @@
 """Probes of 00_setup.
 
 ``top_carriers_by_teu_checks``: several sizes (1, 2, 5, every carrier, more than there are
-carriers) and the same n twice, as (name, total) pairs of plain data (a look-alike str or int
-subclass never equals the reference). ``top_carriers_by_teu_ties``: a probe-only copy of the
-data with equal totals (carriers added in the grader's copy of the database, then removed).
+carriers, also with probe carriers that have no vessel) and the same n twice, as (name, total)
+pairs of plain data (a look-alike str or int subclass never equals the reference).
+``top_carriers_by_teu_ties``: a probe-only copy of the data with equal totals (carriers added in
+the grader's copy of the database, then removed).
 """
 
 from grader.probes import Probe
@@ -34,6 +35,17 @@ def _with_tie(carriers, teu, n):
                                           {"i": carrier_id})
 """
 
+_EMPTY = """
+value = [_pairs(n) for n in (16, 22)]
+for _id, _name in ((971, "Abel Probe Carrier"), (972, "Zora Probe Carrier")):
+    h.backend.supplychain_execute("INSERT INTO supplychain.carriers (carrier_id, name, scac_code)"
+                    " VALUES (:i, :n, :s)", {"i": _id, "n": _name, "s": f"Q{_id}"})
+try:
+    value += [_pairs(n) for n in (40, 1000)]
+finally:
+    h.backend.supplychain_execute("DELETE FROM supplychain.carriers WHERE carrier_id IN (971, 972)")
+"""
+_NO_VESSELS = "Carriers without vessels are not listed."
 _ORDER = "largest total first"
 _TIES = "equal totals in carrier-name order"
 _N = "How many carriers to return (1 or more)"
@@ -52,10 +64,11 @@ PROBES = {
         ),
         Probe(
             "more than there are",
-            _PAIRS + "value = [_pairs(n) for n in (16, 22, 40, 1000)]",
+            _PAIRS + _EMPTY,
             "for n larger than the number of carriers with vessels (16 up to 1000) expected all "
-            "of them, largest first",
-            (_ALL,),
+            "of them, largest first, and no carrier without vessels (probe carriers without "
+            "any)",
+            (_ALL, _NO_VESSELS),
         ),
         Probe(
             "repeat",

@@ -2,7 +2,8 @@
 
 ``trail_tree``: the probes write turns of their own into ``agent_turns`` and ``turn_events``
 (fixed probe turn ids, removed afterwards): events at one level with every kind of ``ok`` and
-``detail``, a turn without events, another turn's events beside them, trees five levels deep
+``detail``, a turn without events, a question of thousands of characters, another turn's
+events beside them, trees five levels deep
 with several branches, events written in another order than their ``seq`` with ties at every
 level. They record the student's tree as plain data with each event id replaced by the key
 the probe wrote it under (ids differ between runs), and compare real turns with
@@ -10,9 +11,9 @@ the probe wrote it under (ids differ between runs), and compare real turns with
 
 ``context_budget``: a pure function of its arguments; the probes call it on probe-only
 conversations (manifests in either form, at the start, after text, in the middle of a
-paragraph, at the end; assistant messages with several tool calls and content None; tool
-messages; real tool schemas) and windows, and record the returned parts, total, window, free
-and share.
+paragraph, at the end; assistant messages with several tool calls and content None; system,
+user and tool messages with content None; tool messages; real tool schemas) and windows, and
+record the returned parts, total, window, free and share.
 """
 
 from dataclasses import replace
@@ -95,6 +96,8 @@ value = [
     _probe("lonely", [], question="Nothing yet", status="running"),
     _probe("one", [("x", None, 3, "answer", "only", False, {"n": "é"})], question="Q?",
            status="failed", answer=None),
+    _probe("long", [("y", None, 2, "answer", "long", True, {})],
+           question="Where are the probe vessels of the northern routes now? " * 40),
 ]
 _write("probe8_neighbour", [("n", None, 1, "answer", "neighbour", True, {})])
 try:
@@ -228,6 +231,8 @@ value = [
     _b([{"role": "assistant", "content": "Checking.", "tool_calls": []},
         {"role": "assistant", "content": "Done.", "tool_calls": [_call("z", "{}")]}], None, 50),
     _b([{"role": "assistant", "content": None}], [], 50),
+    _b([{"role": "system", "content": None}, {"role": "user", "content": None},
+        {"role": "tool", "content": None}, {"role": "user", "content": "And now?"}], None, 64),
 ]
 """
 
@@ -247,9 +252,10 @@ PROBES = {
             _TRAIL_SETUP + _T_ONE_LEVEL,
             "a probe turn's tree is wrong at its first level (turns with events of every kind "
             "of ok and detail, a turn without events that is still running, a failed turn "
-            "without an answer, another turn's events beside it): expected the turn's "
-            "question, status and answer and its top-level events, each with its id, kind, "
-            "name, ok (True, False or None), detail parsed from JSON and its children",
+            "without an answer, a question of thousands of characters, another turn's events "
+            "beside it): expected the turn's whole question, its status and answer and its "
+            "top-level events, each with its id, kind, name, ok (True, False or None), detail "
+            "parsed from JSON and its children",
         ),
     ],
     "trail_tree_nesting": [
@@ -301,7 +307,8 @@ PROBES = {
             "tools",
             _BUDGET_SETUP + _B_TOOLS,
             "tool schemas or tool calls are counted wrongly for probe requests (real schemas, "
-            "assistant messages with several calls, content None or empty, no calls)",
+            "assistant messages with several calls, content None or empty in messages of "
+            "every role, no calls)",
         ),
     ],
     "context_budget_window": [

@@ -9,8 +9,9 @@ policy, and record the sorted keys of the rows selected (or what was raised).
 ``voyage_document``: the probes read documents of other voyages than the visible checks, with
 the owner's harness and with harnesses of probe identities (regions with and without the
 finance role), and of probe-only voyages they add and remove (containers without cargo, with
-items some of which have no value, no containers); they record each document as plain data,
-with and without its etag.
+items some of which have no value, no containers, more containers than ``max_rows``' default);
+they record each document as plain data without its etag, and whether each etag is the one
+the TODO describes for that very document.
 
 ``catalog_fingerprint``: the probes change the catalog in ways the visible checks do not
 (other comments, the same comment written again, a table with two columns, a second table,
@@ -79,6 +80,10 @@ value = [
     _keys("memories", _who(["ATLANTIC"])),
     _keys("turn_events", None),
     _keys("", _who(["INDIAN"])),
+    _keys("cargo_items", {}),
+    _keys("vessel_positions", {}),
+    _keys("CONTAINERS", _who(["ATLANTIC"])),
+    _keys("Ports", None),
 ]
 """
 
@@ -155,6 +160,31 @@ _D_FIELDS = """
 _all = _ids()
 value = [_doc(h, v, etag=False) for v in _all[1:-1:7]]
 value += [_doc(h, v, etag=False) for v in (0, -5, 10 ** 6, max(_all) + 1)]
+_LARGE = 919_101   # a probe voyage with more containers than max_rows' default
+
+
+def _drop_large():
+    h.backend.supplychain_execute("DELETE FROM supplychain.containers WHERE voyage_id = :v", {"v": _LARGE})
+    h.backend.supplychain_execute("DELETE FROM supplychain.voyages WHERE voyage_id = :v", {"v": _LARGE})
+
+
+_drop_large()
+try:
+    h.backend.supplychain_execute(
+        "INSERT INTO supplychain.voyages (voyage_id, voyage_code, imo_number, origin_port,"
+        " dest_port, departure_date, eta_date, status, ocean_region, distance_nm)"
+        " SELECT :v, 'PRB-LARGE', imo_number, origin_port, dest_port, departure_date, eta_date,"
+        " 'ACTIVE', 'INDIAN', 77 FROM supplychain.voyages"
+        " WHERE voyage_id = (SELECT MAX(voyage_id) FROM supplychain.voyages)", {"v": _LARGE})
+    for _n in range(64):
+        h.backend.supplychain_execute(
+            "INSERT INTO supplychain.containers (container_no, voyage_id, container_type,"
+            " size_ft, consignor, consignee, status, gross_weight_kg)"
+            " VALUES (:no, :v, 'REEFER', 40, 'Probe', 'Probe', 'BOOKED', 1000)",
+            {"no": f"PRBL{8_100_000 + _n}", "v": _LARGE})
+    value.append(_doc(h, _LARGE, etag=False))
+finally:
+    _drop_large()
 """
 
 _D_POLICY = """
@@ -182,14 +212,36 @@ finally:
 """
 
 _D_ETAG = """
+import hashlib as _hashlib
+import json as _json
+
+
+def _etag_of_own(harness, voyage_id):
+    \"\"\"Whether the document's etag is the one the TODO describes for THAT document (so a
+    wrong field costs the fields' part only).\"\"\"
+    try:
+        got = voyage_document(harness, voyage_id)
+    except Exception as e:
+        return ["raised", type(e).__name__]
+    if type(got) is not dict or type(got.get("_metadata")) is not dict:
+        return {"shape": plain(got if type(got) is not dict else got.get("_metadata"))}
+    body = {k: v for k, v in got.items() if k != "_metadata"}
+    try:
+        text = _json.dumps(body, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError) as e:
+        return ["not JSON", type(e).__name__]
+    etag = _hashlib.sha256(text.encode("utf-8")).hexdigest()[:16].upper()
+    return [sorted(got["_metadata"]), got["_metadata"].get("etag") == etag]
+
+
 value = []
 _add_spare()
 try:
-    value.append(_doc(h, _SPARE))
-    value.append(_doc(h, _SPARE + 1))
+    value.append(_etag_of_own(h, _SPARE))
+    value.append(_etag_of_own(h, _SPARE + 1))
 finally:
     _drop_spare()
-value += [_doc(h, v) for v in _ids()[2::9]]
+value += [_etag_of_own(h, v) for v in _ids()[2::9]]
 """
 
 # --- catalog_fingerprint ------------------------------------------------------------------------
@@ -236,6 +288,7 @@ finally:
         h.memory.delete(_i)
 _none = [_fp(o) for o in ("PROBE_NOBODY", "Z", "SUPPLYCHAIN_OLD")]
 value += [_none[0] == _none[1] == _none[2], _none[0] != _base, _fp() == _base]
+value.append(type(_none[0]) is str)
 """
 
 _F_COMMENTS = """
@@ -319,8 +372,9 @@ PROBES = {
         Probe(
             "fields",
             _DOC_SETUP + _D_FIELDS,
-            "the document of a probe voyage (other voyage ids than the visible check) has a "
-            "wrong field, or an id without a voyage does not give None",
+            "the document of a probe voyage (other voyage ids than the visible check, and one "
+            "with more containers than max_rows' default) has a wrong field or misses "
+            "containers, or an id without a voyage does not give None",
         ),
     ],
     "voyage_document_policy": [
@@ -338,17 +392,17 @@ PROBES = {
         Probe(
             "etag",
             _DOC_SETUP + _D_ETAG,
-            "the etag (or the document it is computed from) of a probe voyage is not the one "
-            "the TODO's text describes",
+            "the etag of the document of a probe voyage is not the one the TODO's text "
+            "describes for that document (the fields themselves are the first part's)",
         ),
     ],
     "catalog_fingerprint_checks": [
         Probe(
             "stable",
             _FP_SETUP + _F_STABLE,
-            "the fingerprint is not a str, changes between two calls, moves when rows of "
-            "the data change or memories are added, or differs between probe owners "
-            "without tables",
+            "the fingerprint is not a str (for SUPPLYCHAIN or for probe owners without "
+            "tables), changes between two calls, moves when rows of the data change or "
+            "memories are added, or differs between probe owners without tables",
         ),
     ],
     "catalog_fingerprint_comments": [
@@ -389,6 +443,8 @@ _ITEMS = "**cargo_items**: those whose container (`container_no`) is a visible c
 _REFERENCE = "**carriers**, **ports** and **vessels**: every row, whatever the regions (even none)."
 _OWNER = "The workshop owner (`identity` None): every row of every one of these tables."
 _RAISES = "ValueError: ``table`` is not one of the seven tables above."
+_CASE = 'A name in another case (``"Voyages"``, ``"VOYAGES"``) is not one of them either.'
+_EMPTY_ID = "An empty identity `{}` is such an identity, not the owner: only `None` is the owner."
 _ROLES = "only `regions` matters for rows"
 
 _DOC_NONE = (
@@ -422,8 +478,15 @@ _DOC_ETAG = (
     '`hashlib.sha256(text.encode("utf-8")).hexdigest()`, in upper case.'
 )
 _DOC_META = '| `_metadata` | `{"etag": ...}` |'
+_DOC_ROWS = (
+    "It returns at most `max_rows` rows and drops the rest without an error (50 when you leave "
+    "it out): pass one larger than any voyage can need, e.g. `max_rows=10_000`, so a voyage "
+    "with more containers or cargo items than that is never cut."
+)
+_DOC_INT = "A known sum is an `int` (the columns hold integers), never a float such as `1234.0`."
 
 _FP_STR = "is the same for two calls when nothing changed in between;"
+_FP_IS_STR = "The fingerprint is a `str` that:"
 _FP_MOVES = (
     "changes when a table is added or dropped, when a column is added, and when a table's "
     "comment or a column's comment changes;"
@@ -448,12 +511,22 @@ _RELIES = {
         _ITEMS,
         _REFERENCE,
         _RAISES,
+        _CASE,
+        _EMPTY_ID,
     ),
     ("row_predicate_lineage", "lineage"): (_RETURNS, _CHILDREN, _ITEMS),
-    ("voyage_document_checks", "fields"): (_DOC_NONE, _DOC_ID, _DOC_FIELDS, _DOC_BOXES, _DOC_BOX),
+    ("voyage_document_checks", "fields"): (
+        _DOC_NONE,
+        _DOC_ID,
+        _DOC_FIELDS,
+        _DOC_BOXES,
+        _DOC_BOX,
+        _DOC_ROWS,
+        _DOC_INT,
+    ),
     ("voyage_document_policy", "policy"): (_DOC_NONE, _DOC_READ, _DOC_BOXES, _DOC_BOX),
-    ("voyage_document_etag", "etag"): (_DOC_META, _DOC_ETAG, _DOC_FIELDS, _DOC_BOX),
-    ("catalog_fingerprint_checks", "stable"): (_FP_STR, _FP_STILL, _FP_EMPTY),
+    ("voyage_document_etag", "etag"): (_DOC_META, _DOC_ETAG),
+    ("catalog_fingerprint_checks", "stable"): (_FP_IS_STR, _FP_STR, _FP_STILL, _FP_EMPTY),
     ("catalog_fingerprint_comments", "comments"): (_FP_STR, _FP_MOVES, _FP_BACK),
     ("catalog_fingerprint_tables", "tables"): (_FP_MOVES, _FP_BACK),
 }

@@ -79,6 +79,20 @@ MUTANTS = {
 ''',
         ),
         (
+            "carriers without vessels listed with 0 (LEFT JOIN)",
+            _HEAD
+            + '''    result = h.backend.readonly_query(
+        """SELECT c.name, COALESCE(SUM(v.capacity_teu), 0) AS total_teu
+           FROM supplychain.carriers c
+           LEFT JOIN supplychain.vessels v ON v.carrier_id = c.carrier_id
+           GROUP BY c.carrier_id, c.name
+           ORDER BY total_teu DESC, c.name""",
+        max_rows=n,
+    )
+    return [(name, int(total)) for name, total in result.rows]
+''',
+        ),
+        (
             "no tie-break: equal totals in whatever order the database gives",
             _query("c.name, SUM(v.capacity_teu) AS total_teu", order="total_teu DESC"),
         ),

@@ -143,6 +143,14 @@ MUTANTS = {
             _tree(_MISSING, "    if not turns:\n        raise KeyError(turn_id)\n"),
         ),
         (
+            "a turn without events gives None, as an unknown turn does",
+            _tree("    nodes = {\n", "    if not rows:\n        return None\n    nodes = {\n"),
+        ),
+        (
+            "a long question shortened to 200 characters",
+            _tree('"question": turn["question"]', '"question": turn["question"][:200]'),
+        ),
+        (
             "the answer taken from the last event instead of the turn",
             _tree('"answer": turn["answer"]', '"answer": (rows[-1]["name"] if rows else None)'),
         ),
@@ -185,6 +193,18 @@ MUTANTS = {
         (
             "content None counted as the text 'None'",
             _budget('text = message.get("content") or ""', 'text = str(message.get("content"))'),
+        ),
+        (
+            "content None handled for assistant messages only",
+            _budget(
+                'text = message.get("content") or ""',
+                'text = message.get("content")\n'
+                '        if role == "assistant" and text is None:\n'
+                '            text = ""',
+            ).replace(
+                'parts["tool_outputs"] += count_tokens(text)',
+                'parts["tool_outputs"] += count_tokens(str(text))',
+            ),
         ),
         (
             "tool outputs counted in the history",
@@ -232,6 +252,7 @@ COVERED_BY = {
     "tool schemas counted as json.dumps writes them (with spaces)": "context_budget_tools",
     "tool calls left out of the history": "context_budget_tools",
     "content None counted as the text 'None'": "context_budget_tools",
+    "content None handled for assistant messages only": "context_budget_tools",
     "the total leaves the tool schemas out": "context_budget_tools",
     "free counted as total - window": "context_budget_window",
     "share in percent": "context_budget_window",

@@ -127,6 +127,19 @@ MUTANTS = {
             ),
         ),
         (
+            "an empty identity {} taken for the owner",
+            _predicate(
+                _OWNER, '    if not identity or table in reference:\n        return "1 = 1", {}\n'
+            ),
+        ),
+        (
+            "a table name in another case accepted (lower-cased first)",
+            _predicate(
+                '    reference = {"carriers", "ports", "vessels"}\n',
+                '    table = table.lower()\n    reference = {"carriers", "ports", "vessels"}\n',
+            ),
+        ),
+        (
             "the owner sees nothing",
             _predicate(
                 _OWNER,
@@ -174,6 +187,13 @@ MUTANTS = {
         ),
     ],
     "voyage_document": [
+        (
+            "max_rows left at its default (a voyage of more than 50 containers is cut)",
+            _document(
+                'harness.backend.readonly_query(sql, {"v": voyage_id}, max_rows=10_000)',
+                'harness.backend.readonly_query(sql, {"v": voyage_id})',
+            ),
+        ),
         (
             "containers in descending order",
             _document(' ORDER BY c.container_no")', ' ORDER BY c.container_no DESC")'),
@@ -257,6 +277,10 @@ MUTANTS = {
             ),
         ),
         (
+            "None for an owner without tables",
+            _fingerprint(_RETURN, "    if not rows:\n        return None\n" + _RETURN),
+        ),
+        (
             "the memory count in it",
             _fingerprint(_RETURN, "    text += str(len(h.memory.list(limit=100000)))\n" + _RETURN),
         ),
@@ -283,6 +307,8 @@ COVERED_BY = {
     "no regions key raises KeyError": "row_predicate_boundaries",
     "a table the policy does not cover gets every row": "row_predicate_boundaries",
     "reference tables filtered by region too": "row_predicate_boundaries",
+    "an empty identity {} taken for the owner": "row_predicate_boundaries",
+    "a table name in another case accepted (lower-cased first)": "row_predicate_boundaries",
     "containers and positions not filtered": "row_predicate_lineage",
     "cargo items not filtered": "row_predicate_lineage",
     "vessel positions filtered by the first region only": "row_predicate_lineage",

@@ -2405,6 +2405,6 @@ MORE_CORRECT["09_guardrails"] = [
 COVERED_BY.update(
     {
         "a fixed list of regions without MEDITERRANEAN": "row_predicate_checks",
-        "cargo values as floats (1234.0)": "voyage_document_etag",
+        "cargo values as floats (1234.0)": "voyage_document_checks",
     }
 )

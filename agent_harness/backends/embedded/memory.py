@@ -37,6 +37,26 @@ class EmbeddedMemories(MemoryTable):
     def delete_vector(self, memory_id: int) -> None:
         self.db.execute("DELETE FROM memory_vec WHERE memory_id = :id", {"id": memory_id})
 
+    def stored_vectors(self, kinds, keys):
+        wanted = set(keys)
+        hashes = sorted({content_hash for _, content_hash in wanted})
+        if not hashes or not kinds:
+            return {}
+        binds = {f"h{i}": h for i, h in enumerate(hashes)} | self.kind_binds(kinds)
+        rows = self.db.query(
+            "SELECT m.subject, m.content_hash, v.embedding FROM memories m"
+            " JOIN memory_vec v ON v.memory_id = m.id"
+            f" WHERE m.content_hash IN ({', '.join(':h' + str(i) for i in range(len(hashes)))})"
+            + self.kinds_sql("m.kind", len(kinds), False),
+            binds,
+        )
+        found = {}
+        for row in rows:
+            key = (row["subject"], row["content_hash"])
+            if key in wanted and key not in found:
+                found[key] = np.frombuffer(row["embedding"], dtype=np.float32).copy()
+        return found
+
     def vector_ranked_sql(self, n_kinds: int = 0, exclude: bool = False) -> str:
         # vec0 allows one ORDER BY distance on its KNN query: rank it one level up.
         return (

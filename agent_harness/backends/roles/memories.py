@@ -58,6 +58,16 @@ class MemoryTable(abc.ABC):
         """Remove a deleted memory's vector (nothing to do where it lives in the row)."""
         return None
 
+    def stored_vectors(
+        self, kinds: Sequence[str], keys: Sequence[tuple[str | None, str]]
+    ) -> dict[tuple[str | None, str], np.ndarray]:
+        """The vectors already stored, in any scope, for memories of these kinds with these
+        ``(subject, content_hash)`` keys ({} where a dialect does not read vectors back).
+
+        A memory's vector embeds ``subject: content``, so a stored one with the same subject and
+        content is the vector the model would compute again."""
+        return {}
+
     # SQL fragments for search. Binds they use: :qv, :q, :per_list, :user_id, :agent_id, :k,
     # :rrf_k and :kind0.. for the kinds filter. Each ranked fragment returns (id, r, score).
     @abc.abstractmethod
