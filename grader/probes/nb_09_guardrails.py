@@ -164,8 +164,10 @@ _LARGE = 919_101   # a probe voyage with more containers than max_rows' default
 
 
 def _drop_large():
-    h.backend.supplychain_execute("DELETE FROM supplychain.containers WHERE voyage_id = :v", {"v": _LARGE})
-    h.backend.supplychain_execute("DELETE FROM supplychain.voyages WHERE voyage_id = :v", {"v": _LARGE})
+    h.backend.supplychain_execute(
+        "DELETE FROM supplychain.containers WHERE voyage_id = :v", {"v": _LARGE})
+    h.backend.supplychain_execute(
+        "DELETE FROM supplychain.voyages WHERE voyage_id = :v", {"v": _LARGE})
 
 
 _drop_large()
