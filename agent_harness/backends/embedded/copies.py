@@ -99,15 +99,18 @@ class FilteredCopies:
             masked = role is not None and role not in self.identity.roles
             names.append(name)
             values.append(f"NULL AS {name}" if masked else name)
-        rule = ROW_POLICIES[table]
-        if rule.parent is None:
-            where = region_predicate(self.identity.regions, rule.column)
-        else:
-            where = rule.predicate((), f"temp.{rule.parent}")
         return (
             f"INSERT INTO temp.{table} ({', '.join(names)}) SELECT {', '.join(values)}"
-            f" FROM supplychain.{table} WHERE {where}"
+            f" FROM supplychain.{table} WHERE {self.where(table)}"
         )
+
+    def where(self, table: str) -> str:
+        """The rows of ``table`` the copy keeps: the policy's predicate, a child's over its
+        parent's copy (``container_no IN (SELECT container_no FROM temp.containers)``)."""
+        rule = ROW_POLICIES[table]
+        if rule.parent is None:
+            return region_predicate(self.identity.regions, rule.column)
+        return rule.predicate((), f"temp.{rule.parent}")
 
     def stale(self, conn: apsw.Connection) -> bool:
         """True when the data changed since the copies were filled."""
