@@ -137,9 +137,11 @@ def test_every_unparsed_exception_covers_a_statement_sent(pattern, doc):
 def test_the_unparsed_statements_are_few_and_named():
     # 10 before issue 21; it added 8: the identity package (spec, body), the VPD policies
     # (one block), binding a session, the two duality views, the watch procedure and its job.
+    # Issue 31 added 1: m014's block that does nothing on Oracle (the embedded backend's
+    # vectors moved; Oracle's did not).
     unparsed = [s for s in statement_inventory() if not_parsed(s)]
     starts = sorted({" ".join(s.split()[:3]) for s in unparsed})
-    assert len(unparsed) <= 18, starts
+    assert len(unparsed) <= 19, starts
 
 
 # --- the checks catch what they are for ---------------------------------------------------------
