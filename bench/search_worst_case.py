@@ -11,9 +11,9 @@ file). Targets: hybrid p50 <= 1.5x the floor's p50, hybrid p95 <= 2x the floor's
 
 Inserts: the first ``real`` notes go through ``h.memory.add_many`` (the embedding, the row,
 its FTS5 entry and its vectors, one transaction per 1,000), each 1,000 right after the bare
-embedding of the same texts, and the two sums are compared (target <= 1.2x). Notes beyond them reuse those vectors plus a
-little noise, inserted through the backend (the search cost does not depend on how the vectors
-were made).
+embedding of the same texts, and the two sums are compared (target <= 1.2x). Notes beyond
+them reuse those vectors plus a little noise, inserted through the backend (the search cost
+does not depend on how the vectors were made).
 
 Recall: :data:`CATALOG_QUESTIONS`, 50 questions about the demo schema written for this check
 (never used to tune anything), each with the catalog memory (a table, a column or a
