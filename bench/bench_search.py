@@ -3,12 +3,26 @@
 Run from the project root:
 
     .venv/bin/python bench/bench_search.py --sizes 1000,10000,100000 --queries 50
+    .venv/bin/python bench/bench_search.py --only worst --sizes 1000,10000,100000
 
-It builds an embedded harness in a temporary folder, fills its memory with synthetic shipping
-sentences and prints markdown tables. The real model embeds a pool of a few thousand sentences
-ONCE; memories beyond the pool reuse a pool vector plus a little noise (and carry a reference
-number in their text), so 100k memories build in about a minute instead of hours. Search
-latency is measured through ``memory.search(text)``, so the query's embedding is INCLUDED.
+Part 1 (``--only sentences``) builds an embedded harness in a temporary folder, fills its
+memory with synthetic shipping sentences and prints markdown tables. The real model embeds a
+pool of a few thousand sentences ONCE; memories beyond the pool reuse a pool vector plus a
+little noise (and carry a reference number in their text), so 100k memories build in about a
+minute instead of hours. Search latency is measured through ``memory.search(text)``, so the
+query's embedding is INCLUDED.
+
+Part 2 (``--only worst``) is the worst case for hybrid search, beside its floor, in ONE run:
+notes of 12 words drawn from 16 domain words (every note matches every query's words, so the
+keyword list ranks every note), 40 five-word queries, ``h.memory.search(q, k=5,
+mode="hybrid")`` with a fresh query embedding, against the floor: one bare embedding call plus
+a bare sqlite-vec KNN query over the same float vectors (k=5), timed query by query
+interleaved with the search. The first ``--worst-real`` notes (10,000) go through
+``h.memory.add_many`` and are timed against the bare embedding of the same texts; notes beyond
+them reuse those vectors plus noise. Beside each size: recall@5 of hybrid search on the
+catalog questions (:data:`CATALOG_QUESTIONS`, written for this check, never used to tune
+anything), with the notes in the same memory scope as distractors, for the shipped search and
+for the same statement with an exact float KNN as its vector list.
 See bench/README.md.
 """
 
@@ -24,6 +38,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import search_worst_case
 
 import agent_harness
 from agent_harness.embeddings import DIMENSIONS, Embedder, get_embedder
@@ -223,7 +238,7 @@ class SyntheticMemories:
 
 
 def insert(harness, memories: SyntheticMemories, n: int, batch: int = 2000) -> float:
-    """Insert n memories through the backend's insert_memory; return rows per second."""
+    """Insert n memories through the backend's memories.insert; return rows per second."""
     backend = harness.backend
     started = time.perf_counter()
     pending = memories.rows(n)
@@ -231,7 +246,7 @@ def insert(harness, memories: SyntheticMemories, n: int, batch: int = 2000) -> f
     while done < n:
         with backend.transaction():  # one commit per batch, not per row
             for row, vector in pending:
-                backend.insert_memory(row, vector)
+                backend.memories.insert(row, vector)
                 done += 1
                 if done % batch == 0:
                     break
@@ -261,11 +276,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=10, help="results per search")
     parser.add_argument("--pool", type=int, default=3000, help="sentences embedded for real")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--only", choices=("all", "sentences", "worst"), default="all", help="which part to run"
+    )
+    parser.add_argument(
+        "--worst-real", type=int, default=10_000, help="worst-case notes embedded for real"
+    )
+    parser.add_argument("--worst-queries", type=int, default=40, help="worst-case queries")
     args = parser.parse_args(argv)
     sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip())
     rng = random.Random(args.seed)
     print(f"load average at start: {_load()} ({os.cpu_count()} CPUs; other work skews timings)\n")
+    if args.only in ("all", "sentences"):
+        sentences(args, sizes, rng)
+    if args.only in ("all", "worst"):
+        with tempfile.TemporaryDirectory(prefix="bench-search-worst-") as folder:
+            harness = agent_harness.connect(
+                backend="embedded", data_dir=Path(folder), prepare=False
+            )
+            try:
+                search_worst_case.run(
+                    harness, sizes, args.worst_real, args.worst_queries, args.seed
+                )
+            finally:
+                harness.close()
+    print(f"\nload average at end: {_load()}")
+    return 0
 
+
+def sentences(args, sizes: list[int], rng: random.Random) -> None:
+    """Part 1: synthetic sentences, every mode, the query's embedding included."""
     print("## Embedding throughput (all-MiniLM-L6-v2 int8 ONNX)\n")
     print("| sentences | tokens (mean) | batch | sentences/s |")
     print("|---|---:|---:|---:|")
@@ -285,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             queries = [fill(rng.choice(QUESTIONS), rng) for _ in range(args.queries)]
             query_embed = latencies_embed(harness, queries)
 
-            print("## Inserts (insert_memory: row + FTS5 + vec0, one commit per 2,000 rows)\n")
+            print("## Inserts (memories.insert: row + FTS5 + vectors, one commit per 2,000 rows)\n")
             print("| from | to | rows/s |\n|---:|---:|---:|")
             results: dict[tuple[str, int], list[float]] = {}
             for size in sizes:
@@ -319,8 +359,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"| {size:,} | {mode} | {percentile(values, 50):.1f} |"
                 f" {percentile(values, 95):.1f} | {statistics.fmean(values):.1f} | {verdict} |"
             )
-    print(f"\nload average at end: {_load()}")
-    return 0
 
 
 def _load() -> str:

@@ -34,7 +34,7 @@ BEFORE = 62
 OVERRIDES = {
     "embedded": {
         "SQLiteConnection.execute_many": "apsw's executemany runs one prepared statement",
-        "EmbeddedMemories.delete_vector": "vectors live in the vec0 table memory_vec",
+        "EmbeddedMemories.delete_vector": "vectors live in the vec0 table memory_vectors",
         "EmbeddedBoxes.delete_vectors": "vectors live in the vec0 tables toolbox_vec/skillbox_vec",
         "EmbeddedSupplyChain.close": "run_sql's read-only connection is a second apsw connection",
         "EmbeddedDocuments.close": "document writes go through an apsw connection of their own",

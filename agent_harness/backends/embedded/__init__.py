@@ -12,6 +12,8 @@ what SQLite spells its own way:
 ``registry.py``      the telemetry window (nearest-rank percentiles); tool ranking's pieces
 ``supplychain.py``   load the demo data, change comments, answer ``run_sql``
 ``readonly.py``      the read-only connection behind ``run_sql``
+``guard.py``         an identity's access policy: copies or views, and the authorizer
+``copies.py``        an identity's rows as filtered TEMP copies, refilled on data change
 ``dictionary.py``    Oracle's ALL_* dictionary views, emulated as TEMP views
 ===================  ==========================================================================
 """

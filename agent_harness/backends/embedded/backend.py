@@ -2,9 +2,9 @@
 
 Files, under the data folder:
 
-* ``harness.db``: memories, their full-text index (``memory_fts``) and vectors (``memory_vec``),
-  the toolbox, the skillbox, the scratchpad, the registry's and provenance tables. WAL mode, so
-  a notebook and the CLI can share it.
+* ``harness.db``: memories, their full-text index (``memory_fts``) and vectors
+  (``memory_vectors``: bits and floats), the toolbox, the skillbox, the scratchpad, the
+  registry's and provenance tables. WAL mode, so a notebook and the CLI can share it.
 * ``supplychain.db``: the demo data, attached as ``supplychain``, with Oracle's dictionary views
   emulated over it.
 

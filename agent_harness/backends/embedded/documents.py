@@ -2,7 +2,7 @@
 
 Each document of :data:`~agent_harness.backends.roles.documents.DOCUMENTS` is a TEMP view
 ``voyage_dv`` / ``vessel_dv`` (columns ``id`` and ``data``) built from the connection's own
-table views (so an identity's policy holds through it): ``json_object`` for objects and
+TEMP tables or views (so an identity's policy holds through it): ``json_object`` for objects and
 ``json_group_array(... ORDER BY ...)`` for arrays (https://sqlite.org/json1.html). ``data``
 ends with ``_metadata.etag``: a hash of the document's content, computed by a function the
 connection registers.
@@ -93,7 +93,7 @@ def _child_sql(child: DocumentPart, parent_alias: str) -> str:
 def document_select(document: Document) -> str:
     """The SELECT of a document view: ``id`` and ``data`` (with ``_metadata.etag``).
 
-    Table names are unqualified: the connection's TEMP views (the identity's rows).
+    Table names are unqualified: the connection's TEMP copies or views (the identity's rows).
     """
     root = document.root
     body = _object_sql(root, document.key)

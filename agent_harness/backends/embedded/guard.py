@@ -1,23 +1,32 @@
 """The access policy of an identity, enforced inside SQLite (no row-level security there).
 
-SQLite has no VPD, so the embedded backend builds it from two things the database does
-itself, bound to the connection when it opens (nothing a statement sends can change them:
-DDL, ATTACH and writing pragmas are denied on these connections):
+SQLite has no VPD, so the embedded backend builds it from things the database does itself,
+bound to the connection when it opens (nothing a statement sends can change them: DDL, ATTACH
+and writing pragmas are denied on these connections):
 
-1. **Trusted views.** Each table of the policy gets a TEMP view with the table's own name
-   that keeps only the identity's rows (:data:`~agent_harness.backends.roles.policy.ROW_POLICIES`):
-   ``voyages`` = ``supplychain.voyages WHERE ocean_region IN ('ATLANTIC')``, ``containers`` =
-   those whose voyage is visible, and so on. Unqualified names resolve to TEMP first, and a
-   ``supplychain.<table>`` in a statement is read as the view too (:meth:`IdentityGuard.rewrite`,
-   literals, quoted names and comments untouched).
+1. **The identity's rows, under the tables' own names.** Each protected table of the policy
+   (:data:`~agent_harness.backends.roles.policy.ROW_POLICIES`) is either
+
+   * a **filtered copy** (``run_sql``'s connection: :mod:`~agent_harness.backends.embedded.
+     copies`): a TEMP table holding only the identity's rows, filled when the connection opens
+     and filled again before the next statement whenever the data changed, so a statement pays
+     nothing for the policy; or
+   * a **trusted view** (the document connection, which writes and reads one document at a
+     time): a TEMP view that keeps the identity's rows, checked row by row in each statement
+     (``containers`` = those whose voyage is visible, and so on).
+
+   The reference tables get plain TEMP views. Unqualified names resolve to TEMP first, and a
+   ``supplychain.<table>`` in a statement is read as the TEMP one too
+   (:meth:`IdentityGuard.rewrite`, literals, quoted names and comments untouched).
 2. **The authorizer** (``sqlite3_set_authorizer``, https://sqlite.org/c3ref/set_authorizer.html),
    called while SQLite compiles a statement, for every column read wherever it appears:
-   a read of a protected base table is allowed only when the innermost view doing it is one
-   of the trusted views (its 5th argument); ``cargo_items.unit_value_cents`` without the
-   finance role returns ``SQLITE_IGNORE``, which compiles the column as NULL in the select
-   list, WHERE, ORDER BY, GROUP BY, aggregates and subqueries alike; ``dbstat`` (page sizes)
-   and ``sqlite_stat*`` (index samples) are denied; a table the policy does not name is
-   denied. Anything not allowed is refused (an allowlist).
+   a read of a protected base table is allowed only inside a trusted view (its 5th argument;
+   with copies there is none: the base tables are not readable at all);
+   ``cargo_items.unit_value_cents`` without the finance role returns ``SQLITE_IGNORE``, which
+   compiles the column as NULL in the select list, WHERE, ORDER BY, GROUP BY, aggregates and
+   subqueries alike (a copy holds NULL there anyway); ``dbstat`` (page sizes) and
+   ``sqlite_stat*`` (index samples) are denied; a table the policy does not name is denied.
+   Anything not allowed is refused (an allowlist).
 
 Known limit, from the facts: an index on a masked column would leak its order through
 ``INDEXED BY``; the demo schema has none, and a test keeps it so.
@@ -29,7 +38,8 @@ import re
 
 import apsw
 
-from agent_harness.backends.errors import AccessDenied
+from agent_harness.backends.embedded.copies import FilteredCopies
+from agent_harness.backends.errors import AccessDenied, BackendError
 from agent_harness.backends.roles.policy import (
     MASKED_COLUMNS,
     POLICY_TABLES,
@@ -92,12 +102,17 @@ class IdentityGuard:
 
     Args:
         identity: Who the connection acts for (never the owner: the owner needs no guard).
+        copies: True: the protected tables are filtered copies (a read-only connection);
+            False: trusted views (a connection that writes through them).
     """
 
-    def __init__(self, identity: Identity) -> None:
+    def __init__(self, identity: Identity, copies: bool = False) -> None:
         if identity.owner:
             raise ValueError("the workshop owner reads without a guard")
         self.identity = identity
+        self.use_copies = copies
+        self.copies: FilteredCopies | None = None
+        #: The policy's tables in TEMP (views and copies), by the tables' own names.
         self.views: set[str] = set()
         #: Views and triggers inside which a protected base table may be read.
         self.trusted: set[str] = set()
@@ -107,20 +122,25 @@ class IdentityGuard:
 
     # --- set-up, before the authorizer is installed -------------------------------------------
     def install(self, conn: apsw.Connection, tables: list[str]) -> None:
-        """Create the trusted TEMP views for the tables of the policy that exist.
+        """Create the TEMP copies or views for the tables of the policy that exist.
 
-        Tables the policy does not name get no view (and the authorizer refuses them).
+        Tables the policy does not name get none (and the authorizer refuses them).
         """
         present = {t.lower() for t in tables}
         self._refuse_indexes_on_masked_columns(conn)
+        if self.use_copies:
+            self.copies = FilteredCopies(self.identity, present)
+            self.copies.fill(conn)
+            self.views |= set(self.copies.tables)
         for table in POLICY_TABLES:
-            if table not in present:
+            if table not in present or table in self.views:
                 continue
             conn.execute(f"CREATE TEMP VIEW {table} AS {self.view_select(table)}")
             self.views.add(table)
-        self.trusted |= self.views
+            if table in ROW_POLICIES:
+                self.trusted.add(table)
         names = "|".join(sorted(self.views))
-        # supplychain.<table> (any spacing, any case) -> the trusted view of the same name
+        # supplychain.<table> (any spacing, any case) -> the TEMP table or view of that name
         self._qualified = re.compile(rf"\bsupplychain\s*\.\s*(?=(?:{names})\b)", re.IGNORECASE)
 
     def _refuse_indexes_on_masked_columns(self, conn: apsw.Connection) -> None:
@@ -156,6 +176,22 @@ class IdentityGuard:
         return f"SELECT t.* FROM supplychain.{table} t WHERE {where}"
 
     # --- per statement --------------------------------------------------------------------------
+    def refresh(self, conn: apsw.Connection) -> bool:
+        """Before a statement: fill the copies again if the data changed since; True if so.
+
+        Raises:
+            BackendError: The copies could not be filled (the message says why).
+        """
+        if self.copies is None:
+            return False
+        try:
+            return self.copies.refresh(conn)
+        except apsw.Error as e:
+            raise BackendError(
+                f"the rows of {self.identity.user} could not be copied after a change of the"
+                f" data ({type(e).__name__}: {e}); try again, or reconnect"
+            ) from e
+
     def rewrite(self, sql: str) -> str:
         """``supplychain.voyages`` -> ``voyages`` (the trusted view) outside literals, quoted
         names and comments; then a statement that still names the schema ``supplychain``
@@ -190,8 +226,15 @@ class IdentityGuard:
     def read(self, table: str, column: str, database: str | None, view: str | None) -> int:
         """The authorizer's answer for an ``SQLITE_READ`` of ``table.column``."""
         table_l, column_l = (table or "").lower(), (column or "").lower()
+        role = MASKED_COLUMNS.get((table_l, column_l))
+        masked = role is not None and role not in self.identity.roles
+        if database is None and column_l == "" and table_l in self.views:
+            # COUNT(*) reads no column: SQLite names the schema as written (here none), and
+            # an unqualified name of the policy resolves to its TEMP copy or view first
+            database = "temp"
         if database == "temp":
-            return apsw.SQLITE_OK  # only the connection's own views live there (no DDL)
+            # only the connection's own copies and views live there (no DDL)
+            return apsw.SQLITE_IGNORE if masked else apsw.SQLITE_OK
         if database == "main":
             if _EPONYMOUS.match(table_l):
                 return apsw.SQLITE_OK
@@ -207,8 +250,7 @@ class IdentityGuard:
                 f"supplychain.{table} outside the policy view {table_l} (query {table_l} or"
                 f" supplychain.{table_l} as a plain table name)"
             )
-        role = MASKED_COLUMNS.get((table_l, column_l))
-        if role is not None and role not in self.identity.roles:
+        if masked:
             return apsw.SQLITE_IGNORE  # compiled as NULL wherever the column appears
         return apsw.SQLITE_OK
 

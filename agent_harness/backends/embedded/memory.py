@@ -1,7 +1,14 @@
-"""Memories on SQLite: the vector in ``memory_vec`` (sqlite-vec, partitioned by scope) and the
-two ranked fragments of search; the row itself is written by the shared
+"""Memories on SQLite: the vector in ``memory_vectors`` (sqlite-vec, partitioned by scope) and
+the two ranked fragments of search; the row itself is written by the shared
 :class:`~agent_harness.backends.roles.memories.MemoryTable`, its words kept in ``memory_fts``
 (FTS5, BM25) by triggers.
+
+The vector list scans **bits, then re-scores floats**: ``memory_vectors`` keeps each vector's
+sign bits (``vec_quantize_binary``: 48 bytes instead of 1,536) for the nearest-neighbour scan
+(Hamming distance), and the float32 vector beside them; the scan keeps ``4 * per_list``
+candidates (at least 100), which are then ordered by their exact distance. A scope with at
+most that many memories is therefore ranked exactly; beyond it the scan is an approximation
+measured by ``bench/bench_search.py`` (how often the exact top results survive).
 """
 
 from __future__ import annotations
@@ -11,21 +18,23 @@ import numpy as np
 from agent_harness.backends.errors import BackendError
 from agent_harness.backends.roles.memories import MemoryTable
 
-__all__ = ["EmbeddedMemories", "SCOPE_SEP"]
+__all__ = ["CANDIDATES_SQL", "EmbeddedMemories", "SCOPE_SEP"]
 
 SCOPE_SEP = "\x1f"  # unit separator: cannot be typed by accident into a user or agent id
+#: How many candidates the bit scan keeps for :per_list results (vec0 allows k <= 4096).
+CANDIDATES_SQL = "min(max(4 * :per_list, 100), 4096)"
 
 
 class EmbeddedMemories(MemoryTable):
-    """``memories`` + ``memory_fts`` + ``memory_vec``."""
+    """``memories`` + ``memory_fts`` + ``memory_vectors``."""
 
     def store_vector(self, memory_id: int, row: dict, vector: np.ndarray | None) -> None:
         if vector is None:
             raise BackendError("the embedded backend needs a vector for every memory")
         self.delete_vector(memory_id)
         self.db.execute(
-            "INSERT INTO memory_vec (memory_id, embedding, scope, kind)"
-            " VALUES (:id, :embedding, :scope, :kind)",
+            "INSERT INTO memory_vectors (memory_id, embedding_bits, scope, kind, embedding)"
+            " VALUES (:id, vec_quantize_binary(:embedding), :scope, :kind, :embedding)",
             {
                 "id": memory_id,
                 "embedding": self.dialect.vector_bind(vector),
@@ -35,7 +44,7 @@ class EmbeddedMemories(MemoryTable):
         )
 
     def delete_vector(self, memory_id: int) -> None:
-        self.db.execute("DELETE FROM memory_vec WHERE memory_id = :id", {"id": memory_id})
+        self.db.execute("DELETE FROM memory_vectors WHERE memory_id = :id", {"id": memory_id})
 
     def stored_vectors(self, kinds, keys):
         wanted = set(keys)
@@ -45,7 +54,7 @@ class EmbeddedMemories(MemoryTable):
         binds = {f"h{i}": h for i, h in enumerate(hashes)} | self.kind_binds(kinds)
         rows = self.db.query(
             "SELECT m.subject, m.content_hash, v.embedding FROM memories m"
-            " JOIN memory_vec v ON v.memory_id = m.id"
+            " JOIN memory_vectors v ON v.memory_id = m.id"
             f" WHERE m.content_hash IN ({', '.join(':h' + str(i) for i in range(len(hashes)))})"
             + self.kinds_sql("m.kind", len(kinds), False),
             binds,
@@ -58,23 +67,29 @@ class EmbeddedMemories(MemoryTable):
         return found
 
     def vector_ranked_sql(self, n_kinds: int = 0, exclude: bool = False) -> str:
-        # vec0 allows one ORDER BY distance on its KNN query: rank it one level up.
+        # The bit scan finds the candidates (vec0 allows one KNN per query, ordered by its own
+        # distance); they are re-scored with the float vectors and ranked one level up.
+        # Vectors are unit length, so the cosine distance is L2^2 / 2.
         return (
             "SELECT knn.id, ROW_NUMBER() OVER (ORDER BY knn.score, knn.id) AS r, knn.score"
-            " FROM (SELECT v.memory_id AS id, v.distance * v.distance / 2.0 AS score"
-            " FROM memory_vec v"
-            " WHERE v.embedding MATCH :qv AND v.k = :per_list"
+            " FROM (SELECT c.id, c.d * c.d / 2.0 AS score"
+            " FROM (SELECT v.memory_id AS id, vec_distance_l2(v.embedding, :qv) AS d"
+            " FROM memory_vectors v"
+            " WHERE v.embedding_bits MATCH vec_quantize_binary(:qv)"
+            f" AND v.k = {CANDIDATES_SQL}"
             " AND v.scope = :user_id || char(31) || :agent_id"
             + self.kinds_sql("v.kind", n_kinds, exclude)
-            + " ORDER BY v.distance) knn"
+            + ") c ORDER BY c.d, c.id LIMIT :per_list) knn"
         )
 
     def text_ranked_sql(self, n_kinds: int = 0, exclude: bool = False) -> str:
-        # FTS5's rank is bm25(): more negative is better.
+        # FTS5's rank is bm25(): more negative is better. The best :per_list rows are kept
+        # first and only they are numbered (as on Oracle), not every matching row.
         return (
-            "SELECT f.rowid AS id, ROW_NUMBER() OVER (ORDER BY f.rank, f.rowid) AS r,"
-            " -f.rank AS score FROM memory_fts f JOIN memories mt ON mt.id = f.rowid"
+            "SELECT ft.id, ROW_NUMBER() OVER (ORDER BY ft.score DESC, ft.id) AS r, ft.score"
+            " FROM (SELECT f.rowid AS id, -f.rank AS score"
+            " FROM memory_fts f JOIN memories mt ON mt.id = f.rowid"
             " WHERE memory_fts MATCH :q AND mt.user_id = :user_id AND mt.agent_id = :agent_id"
             + self.kinds_sql("mt.kind", n_kinds, exclude)
-            + " ORDER BY f.rank, f.rowid LIMIT :per_list"
+            + " ORDER BY f.rank, f.rowid LIMIT :per_list) ft"
         )

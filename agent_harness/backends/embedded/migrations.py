@@ -349,6 +349,25 @@ MIGRATIONS = Migrations(
                     PRIMARY KEY (owner, user_id, agent_id))""",
             ],
         ),
+        Migration(
+            "m014_memory_vectors_as_bits",
+            [
+                # A memory's vector twice: its sign bits (384 bits = 48 bytes, what the KNN
+                # scans: 32 times less than the floats) and, as an auxiliary column read only
+                # for the candidates, the float32 vector the candidates are re-scored with
+                # (embedded/memory.py). vec0 cannot rename a table, so the new one has a new name.
+                f"""CREATE VIRTUAL TABLE memory_vectors USING vec0(
+                memory_id INTEGER PRIMARY KEY,
+                embedding_bits bit[{DIMENSIONS}],
+                scope TEXT PARTITION KEY,
+                kind TEXT,
+                +embedding BLOB)""",
+                """INSERT INTO memory_vectors (memory_id, embedding_bits, scope, kind, embedding)
+                SELECT memory_id, vec_quantize_binary(embedding), scope, kind, embedding
+                FROM memory_vec""",
+                "DROP TABLE memory_vec",
+            ],
+        ),
     ],
 )
 

@@ -16,8 +16,10 @@ Read-only by construction, in three independent layers (facts measured on SQLite
 Plus a time limit (progress handler) and a row cap.
 
 Under an identity (:class:`~agent_harness.identity.Identity`) the connection also enforces its
-access policy: trusted views and the same authorizer refusing or blanking reads
-(:mod:`agent_harness.backends.embedded.guard`), bound when the connection opens.
+access policy: filtered copies of the identity's rows, refilled before a statement when the
+data changed, and the same authorizer refusing or blanking reads
+(:mod:`agent_harness.backends.embedded.guard`, :mod:`agent_harness.backends.embedded.copies`),
+bound when the connection opens.
 """
 
 from __future__ import annotations
@@ -75,11 +77,15 @@ class ReadOnlyConnection:
             ":memory:",
             flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE | apsw.SQLITE_OPEN_URI,
         )
+        # A writer's commit locks the file for a moment: wait for it, as the other
+        # connections do, instead of failing with "database is locked".
+        self.conn.set_busy_timeout(10_000)
         uri = Path(supplychain_path).resolve().as_uri() + "?mode=ro"
         self.conn.execute("ATTACH DATABASE ? AS supplychain", (uri,))
         # Unqualified names work too, as for an Oracle user whose CURRENT_SCHEMA is SUPPLYCHAIN.
         tables = [r[0] for r in self.conn.execute(USER_TABLES_SQL)]
-        self.guard = IdentityGuard(identity) if identity and not identity.owner else None
+        guarded = identity is not None and not identity.owner
+        self.guard = IdentityGuard(identity, copies=True) if guarded else None
         if self.guard is not None:
             self.guard.install(self.conn, tables)
         else:
@@ -129,6 +135,8 @@ class ReadOnlyConnection:
         with self._lock:
             self.denied = []
             if self.guard is not None:
+                self._deadline = float("inf")  # the refill is the policy's, not the statement's
+                self.guard.refresh(self.conn)  # the data changed since: copy the rows again
                 self.guard.denied = self.denied  # one list: what this statement was refused
             seen: list[str] = []
             columns: list[str] = []

@@ -163,6 +163,18 @@ MIGRATIONS = Migrations(
         *REGISTRY_MIGRATIONS,
         *DISCLOSURE_MIGRATIONS,
         *CATALOG_WATCH_MIGRATIONS,
+        Migration(
+            "m014_memory_vectors_as_bits",
+            [
+                # The embedded backend's m014 moves its vectors into a vec0 table of bits and
+                # floats (a sign-bit scan, then an exact re-score). Oracle keeps each vector in
+                # memories.embedding under its HNSW index (m001), which already finds the
+                # candidates without reading every vector: nothing to change here. The name
+                # is kept so both ledgers list the same migrations (PL/SQL Language Reference
+                # 23, "NULL Statement": a block that does nothing).
+                Step("idempotent block", "MEMORY_VECTORS_AS_BITS", "BEGIN NULL; END;"),
+            ],
+        ),
     ],
 )
 

@@ -11,7 +11,8 @@ What an identity (:class:`agent_harness.identity.Identity`) may read:
   under an identity (a table added later is closed until the policy covers it).
 
 Each dialect enforces the same rules its own way, in the database: the embedded backend with
-trusted views and SQLite's authorizer (:mod:`agent_harness.backends.embedded.guard`), Oracle
+filtered copies of the identity's rows (``run_sql``'s connection), trusted views (the document
+connection) and SQLite's authorizer (:mod:`agent_harness.backends.embedded.guard`), Oracle
 with Virtual Private Database policies (:mod:`agent_harness.backends.oracle.guardrails`).
 The predicates below are the ones both use.
 """
@@ -60,8 +61,8 @@ class RowPolicy:
         Args:
             regions: The identity's regions (used by the voyages rule).
             parent_relation: How the dialect names the parent's FILTERED rows (the embedded
-                policy view ``voyages``; on Oracle ``supplychain.voyages``, filtered by its
-                own policy).
+                copy ``temp.voyages``; on Oracle ``supplychain.voyages``, filtered by its own
+                policy).
         """
         if self.parent is None:
             return region_predicate(regions, self.column)
@@ -107,7 +108,8 @@ def region_predicate(regions: Iterable[str], column: str = "ocean_region") -> st
 
 def lineage_predicate(table: str, regions: Iterable[str], alias: str, schema: str) -> str:
     """The same rule as :meth:`RowPolicy.predicate`, as ONE correlated ``EXISTS`` that walks
-    from a row of ``table`` (aliased ``alias``) up to its voyage over the base tables.
+    from a row of ``table`` (aliased ``alias``) up to its voyage over the base tables (the
+    embedded backend's trusted views, which check each row a statement reads).
 
     ``cargo_items t`` gets ``EXISTS (SELECT 1 FROM s.containers p1 JOIN s.voyages p2 ON
     p2.voyage_id = p1.voyage_id WHERE p1.container_no = t.container_no AND p2.ocean_region IN
