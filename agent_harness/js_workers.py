@@ -2,8 +2,9 @@
 javascript tool type run their code there, never inside the harness's own process.
 
 * **Concurrent and safe**: each worker owns one V8 engine and runs one program at a time; up
-  to :data:`MAX_WORKERS` programs run at once, in as many processes. More callers wait for a
-  free worker (their wait counts toward their own deadline).
+  to :data:`MAX_WORKERS` programs run at once, in as many processes, at a lower CPU priority
+  than the process that asked (a busy loop never slows the server's other answers down). More
+  callers wait for a free worker (at most :data:`WAIT_S`).
 * **A crash stays in the worker**: a worker that dies (a V8 crash, ``kill``, running out of
   memory) answers the call it was running with :class:`JsEngineError` and is replaced on the
   next call; the server, the notebook kernel or ``workshop chat`` that asked goes on.
@@ -28,10 +29,13 @@ from pathlib import Path
 
 from agent_harness.tools.faults import UpstreamError
 
-__all__ = ["JsWorkers", "JsEngineError", "workers", "MAX_WORKERS", "GRACE_S"]
+__all__ = ["JsWorkers", "JsEngineError", "workers", "MAX_WORKERS", "GRACE_S", "WAIT_S"]
 
-#: Programs that run at once (one worker process each).
-MAX_WORKERS = 4
+#: Programs that run at once (one worker process each): as many as the MCP server's slow lane
+#: holds calls (:mod:`agent_harness.mcp.lanes`).
+MAX_WORKERS = 8
+#: How long a program waits for a free worker before it is refused.
+WAIT_S = 60.0
 #: How long past its own time limit a program may take to answer before its worker is killed
 #: (a fresh worker also loads V8 in this time).
 GRACE_S = 10.0
@@ -134,11 +138,11 @@ class JsWorkers:
         Raises:
             JsEngineError: The engine stopped or hung; no worker came free in time.
         """
-        deadline = time.monotonic() + timeout_ms / 1000 + GRACE_S
-        if not self._free.acquire(timeout=max(0.0, deadline - time.monotonic())):
+        if not self._free.acquire(timeout=WAIT_S):
             raise JsEngineError(
-                f"all {self.size} JavaScript workers stayed busy; try again in a moment"
+                f"all {self.size} JavaScript workers stayed busy for {WAIT_S:g} s; try again"
             )
+        deadline = time.monotonic() + timeout_ms / 1000 + GRACE_S
         try:
             worker = self._take()
             try:
