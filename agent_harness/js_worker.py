@@ -9,15 +9,15 @@ in this process's main thread, one after the other: a single owning thread per i
 mini-racer's own examples use it. A crash of the engine ends this process only; the pool
 starts another.
 
-Protocol (standard library only, so it runs as a plain script): one JSON object per line on
-stdin, ``{"code": ..., "timeout_ms": ...}``; one JSON object per line on stdout, the result
-of :func:`evaluate`. End of input ends the process.
+Protocol (standard library only, so it runs as a plain script): ``{"ready": true}`` on stdout
+once the engine is loaded; then one JSON object per line on stdin, ``{"code": ...,
+"timeout_ms": ...}``, answered by one JSON object per line on stdout, the result of
+:func:`evaluate`. End of input ends the process.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 MAX_MEMORY_BYTES = 64 * 1024 * 1024
@@ -87,17 +87,14 @@ def evaluate(code: str, timeout_ms: int) -> dict:
     return {"result": result, "console": _console(output)}
 
 
-#: How much lower this process's CPU priority is than its parent's (POSIX): a program that
-#: computes for seconds yields the cores to the server that answers everyone else.
-NICENESS = 10
-
-
 def main() -> None:
-    """Answer requests until stdin closes."""
-    if hasattr(os, "nice"):
-        os.nice(NICENESS)
+    """Load the engine, say so (``{"ready": true}``), then answer requests until stdin closes."""
+    import py_mini_racer  # noqa: F401 - loaded before the first program's time limit starts
+
     out = sys.stdout
     sys.stdout = sys.stderr  # nothing but answers on the answer channel
+    out.write('{"ready": true}\n')
+    out.flush()
     for line in sys.stdin:
         if not line.strip():
             continue

@@ -2,9 +2,8 @@
 javascript tool type run their code there, never inside the harness's own process.
 
 * **Concurrent and safe**: each worker owns one V8 engine and runs one program at a time; up
-  to :data:`MAX_WORKERS` programs run at once, in as many processes, at a lower CPU priority
-  than the process that asked (a busy loop never slows the server's other answers down). More
-  callers wait for a free worker (at most :data:`WAIT_S`).
+  to :data:`MAX_WORKERS` programs run at once, in as many processes. More callers wait for a
+  free worker (at most :data:`WAIT_S`).
 * **A crash stays in the worker**: a worker that dies (a V8 crash, ``kill``, running out of
   memory) answers the call it was running with :class:`JsEngineError` and is replaced on the
   next call; the server, the notebook kernel or ``workshop chat`` that asked goes on.
@@ -36,6 +35,8 @@ __all__ = ["JsWorkers", "JsEngineError", "workers", "MAX_WORKERS", "GRACE_S", "W
 MAX_WORKERS = 8
 #: How long a program waits for a free worker before it is refused.
 WAIT_S = 60.0
+#: How long a new worker may take to load V8 (about 0.1 s on a quiet machine).
+STARTUP_S = 60.0
 #: How long past its own time limit a program may take to answer before its worker is killed
 #: (a fresh worker also loads V8 in this time).
 GRACE_S = 10.0
@@ -63,6 +64,7 @@ class _Worker:
             bufsize=1,
         )
         self.answers: queue.Queue = queue.Queue()
+        self.ready = False
         threading.Thread(target=self._read, name="js-worker-reader", daemon=True).start()
 
     def _read(self) -> None:
@@ -73,6 +75,19 @@ class _Worker:
     @property
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def start(self) -> None:
+        """Wait until the worker has loaded the engine (a busy machine may take seconds)."""
+        try:
+            line = self.answers.get(timeout=STARTUP_S)
+        except queue.Empty:
+            line = None
+        if line is None or not json.loads(line).get("ready"):
+            self.kill()
+            raise JsEngineError(
+                f"the JavaScript engine did not start within {STARTUP_S:g} s; try again"
+            )
+        self.ready = True
 
     def run(self, code: str, timeout_ms: int, deadline: float) -> dict:
         try:
@@ -142,10 +157,12 @@ class JsWorkers:
             raise JsEngineError(
                 f"all {self.size} JavaScript workers stayed busy for {WAIT_S:g} s; try again"
             )
-        deadline = time.monotonic() + timeout_ms / 1000 + GRACE_S
         try:
             worker = self._take()
             try:
+                if not worker.ready:
+                    worker.start()
+                deadline = time.monotonic() + timeout_ms / 1000 + GRACE_S
                 answer = worker.run(code, timeout_ms, deadline)
             except BaseException:
                 worker.kill()

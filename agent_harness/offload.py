@@ -4,8 +4,8 @@ The agent loop keeps the model's context small: an output longer than ``PREVIEW_
 logged whole as a memory of kind ``tool_output`` (subject = the tool call id) and the model sees
 its first ``PREVIEW_CHARS`` characters followed by
 ``...[+N chars. full output: fetch_tool_output(tool_call_id='...')]``. ``fetch_tool_output``
-returns the stored output WHOLE, byte-exact (one that is longer than ``FETCH_PAGE_CHARS`` in
-pages, by ``offset``), and the loop never cuts a fetched output again. ``workshop mcp`` offloads
+returns the stored output WHOLE, byte-exact (or in pages of ``FETCH_PAGE_CHARS`` from an
+``offset``), and the loop never cuts a fetched output again. ``workshop mcp`` offloads
 a successful result too big for one MCP message the same way.
 """
 
@@ -73,12 +73,12 @@ class ToolOutputLog:
         stored = {"kind": KIND, "thread_id": thread_id}
         return bool(self.memory.list(metadata_filter=stored, limit=1))
 
-    def fetch(self, tool_call_id: str, offset: int = 0) -> dict:
+    def fetch(self, tool_call_id: str, offset: int | None = None) -> dict:
         """``{"tool_name", "tool_args", "tool_output"}`` or ``{"error": ...}``.
 
-        An output longer than :data:`FETCH_PAGE_CHARS` comes in pages: ``tool_output`` holds
-        the characters from ``offset`` on (at most a page), with ``chars`` (the whole length)
-        and ``next_offset`` (None after the last page)."""
+        With an ``offset`` the output comes in pages of :data:`FETCH_PAGE_CHARS`: ``tool_output``
+        holds the characters from ``offset`` on, with ``chars`` (the whole length) and
+        ``next_offset`` (None after the last page); without one, whole."""
         found = self.memory.list(
             metadata_filter={"kind": KIND, "subject": str(tool_call_id)}, limit=1
         )
@@ -90,7 +90,7 @@ class ToolOutputLog:
         else:
             output = m.metadata.get("blank_output", m.content)
         found = {"tool_name": m.metadata.get("tool_name"), "tool_args": m.metadata.get("tool_args")}
-        if len(output) <= FETCH_PAGE_CHARS and not offset:
+        if offset is None:
             return {**found, "tool_output": output}
         end = offset + FETCH_PAGE_CHARS
         return {

@@ -204,7 +204,10 @@ class McpToolSet:
             text += f"\n\n[tools unlocked: {', '.join(added) or 'none new'}]"
         structured = None
         if not failed and len(text.encode("utf-8", "replace")) > MAX_RESULT_BYTES:
-            if name != "fetch_tool_output":  # a page of a fetched output is never offloaded
+            if name == "fetch_tool_output":  # too big whole: its first page, never offloaded
+                paged = {**(arguments or {}), "offset": (arguments or {}).get("offset") or 0}
+                text = self.harness.tools.call(name, paged)
+            else:
                 text = self._offload(result, thread_id, text)
         elif not failed:
             try:

@@ -242,13 +242,15 @@ def scan_database(owner: str = "SUPPLYCHAIN") -> dict:
         raise ToolError(str(e)) from e
 
 
-def fetch_tool_output(tool_call_id: str, offset: Annotated[int, Field(ge=0, le=10**9)] = 0) -> dict:
+def fetch_tool_output(
+    tool_call_id: str, offset: Annotated[int, Field(ge=0, le=10**9)] | None = None
+) -> dict:
     """Fetch the WHOLE output of an earlier tool call that was shown cut short.
 
     Args:
         tool_call_id: The id given in the "...[+N chars. full output: ...]" marker.
-        offset: Where to start in an output of more than 100,000 characters (it comes in
-            pages; each answer gives the next_offset).
+        offset: Read in pages of 100,000 characters from here (each answer gives the
+            next_offset); omit to get the whole output.
     """
     found = current().offload.fetch(tool_call_id, offset)
     if "error" in found:  # an id that names no stored output
