@@ -145,6 +145,9 @@ async def _beside_slow_calls(
         ]
         fast = await stack.enter_async_context(Client(url, mode=mode))
         await fast.call_tool("run_sql", FAST)
+        async with anyio.create_task_group() as warm:  # the 8 JavaScript workers started
+            for i in range(8):
+                warm.start_soon(slow[i % slow_clients].call_tool, "exec_js", {"code": "1"})
 
         async def one_slow(client):
             running["slow"] += 1
