@@ -262,11 +262,14 @@ def _recall(ranked: list[tuple[list[str], dict[str, float], set[str]]], floor: f
 
 
 def calibrate_floor(
-    registry, questions, k: int = 5, max_cost: float = 0.005, ceiling: float | None = None
+    registry, questions, k: int = 5, max_cost: float = 0.0, ceiling: float | None = None
 ) -> FloorCalibration:
     """The relevance floor of ONE registry, from questions it answers: the highest floor (at most
     ``ceiling``, by default the policy's) at which recall@k (every needed tool among the first
-    ``k`` that ``retrieve`` offers, hybrid ranking) stays within ``max_cost`` of no floor.
+    ``k`` that ``retrieve`` offers, hybrid ranking) stays within ``max_cost`` of no floor: by
+    default, at which the sample loses no question (measured: a floor that loses half a point
+    on a sample of 500 MetaTool questions lost 1.1 on the other 2,000; one that loses none on
+    the sample lost 0.35 on the others).
 
     A registry's similarities depend on its tools: a small registry of one domain keeps the
     workshop's measured floor (its 56 questions lose nothing at 0.283), while a catalogue of
@@ -280,7 +283,7 @@ def calibrate_floor(
         registry: The tool registry (``h.tools``).
         questions: ``{"query": ..., "tools": [needed, ...]}`` records.
         k: How many tools are offered by rank.
-        max_cost: The recall@k the floor may cost (0.005: half a point).
+        max_cost: The recall@k the floor may cost on the sample (0.005: half a point).
         ceiling: The highest floor considered (None: the policy's ``relevance_floor``).
     """
     ceiling = registry.policy().relevance_floor if ceiling is None else ceiling
