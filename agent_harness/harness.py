@@ -91,7 +91,10 @@ class Harness:
         self.offload = ToolOutputLog(self.memory)
         self.tools = ToolRegistry(self, library_tools(), registered=REGISTERED)
         self.agents = AgentLibrary(self)
-        self.provenance = Provenance(self.backend)
+        # an identity reads its own turns only (the owner reads every turn)
+        self.provenance = Provenance(
+            self.backend, user_id=None if identity.owner else self.scope.user_id
+        )
         #: Turn hooks of the agent loop: the catalog's freshness check, provenance trail (the
         #: memory hits of each turn's context in it too) and OpenTelemetry turn spans.
         self.turn_hooks: list = [

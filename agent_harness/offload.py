@@ -4,7 +4,9 @@ The agent loop keeps the model's context small: an output longer than ``PREVIEW_
 logged whole as a memory of kind ``tool_output`` (subject = the tool call id) and the model sees
 its first ``PREVIEW_CHARS`` characters followed by
 ``...[+N chars. full output: fetch_tool_output(tool_call_id='...')]``. ``fetch_tool_output``
-returns the stored output WHOLE, byte-exact, and the loop never cuts a fetched output again.
+returns the stored output WHOLE, byte-exact (or in pages of ``FETCH_PAGE_CHARS`` from an
+``offset``), and the loop never cuts a fetched output again. ``workshop mcp`` offloads
+a successful result too big for one MCP message the same way.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ import json
 
 from agent_harness.memory import MemoryStore
 
-__all__ = ["ToolOutputLog", "preview", "PREVIEW_CHARS", "KIND"]
+__all__ = ["ToolOutputLog", "preview", "PREVIEW_CHARS", "KIND", "FETCH_PAGE_CHARS"]
 
 PREVIEW_CHARS = 600
 KIND = "tool_output"
+#: The most characters of a stored output one ``fetch_tool_output`` call returns (a longer
+#: output comes in pages: what one MCP message can carry).
+FETCH_PAGE_CHARS = 100_000
 
 
 def preview(output: str, tool_call_id: str, limit: int = PREVIEW_CHARS) -> str:
@@ -68,8 +73,12 @@ class ToolOutputLog:
         stored = {"kind": KIND, "thread_id": thread_id}
         return bool(self.memory.list(metadata_filter=stored, limit=1))
 
-    def fetch(self, tool_call_id: str) -> dict:
-        """``{"tool_name", "tool_args", "tool_output"}`` or ``{"error": ...}``."""
+    def fetch(self, tool_call_id: str, offset: int | None = None) -> dict:
+        """``{"tool_name", "tool_args", "tool_output"}`` or ``{"error": ...}``.
+
+        With an ``offset`` the output comes in pages of :data:`FETCH_PAGE_CHARS`: ``tool_output``
+        holds the characters from ``offset`` on, with ``chars`` (the whole length) and
+        ``next_offset`` (None after the last page); without one, whole."""
         found = self.memory.list(
             metadata_filter={"kind": KIND, "subject": str(tool_call_id)}, limit=1
         )
@@ -80,8 +89,14 @@ class ToolOutputLog:
             output = ""
         else:
             output = m.metadata.get("blank_output", m.content)
+        found = {"tool_name": m.metadata.get("tool_name"), "tool_args": m.metadata.get("tool_args")}
+        if offset is None:
+            return {**found, "tool_output": output}
+        end = offset + FETCH_PAGE_CHARS
         return {
-            "tool_name": m.metadata.get("tool_name"),
-            "tool_args": m.metadata.get("tool_args"),
-            "tool_output": output,
+            **found,
+            "tool_output": output[offset:end],
+            "chars": len(output),
+            "offset": offset,
+            "next_offset": end if end < len(output) else None,
         }

@@ -311,26 +311,33 @@ class TurnTracer(TurnHooks):
 class Provenance:
     """Reads the trail (``h.provenance``).
 
+    A harness acting for an identity reads that identity's turns only (its memory scope's
+    ``user_id``), like its memories: another identity's questions, answers and tool arguments
+    never reach it, whatever turn id it asks for. The workshop owner reads every turn.
+
     Args:
         backend: The backend whose ``provenance`` role holds the tables.
+        user_id: Read only the turns of this ``user_id`` (None: every turn).
     """
 
-    def __init__(self, backend) -> None:
+    def __init__(self, backend, user_id: str | None = None) -> None:
         self.store = backend.provenance
+        self.user_id = user_id
 
     def turns(self, limit: int = 20) -> list[dict]:
         """The latest turns, newest first."""
-        return self.store.turns(limit)
+        return self.store.turns(limit, user_id=self.user_id)
 
     def explain(self, turn_id: str) -> dict:
         """A turn as a tree: the turn's row plus ``events``, each with its ``children``.
 
         Raises:
-            KeyError: No turn with that id (the message lists the latest ones).
+            KeyError: No turn with that id that this harness may read (the message lists the
+                latest ones it may).
         """
-        turn = self.store.turn(turn_id)
+        turn = self.store.turn(turn_id, user_id=self.user_id)
         if turn is None:
-            latest = ", ".join(t["turn_id"] for t in self.store.turns(5)) or "none yet"
+            latest = ", ".join(t["turn_id"] for t in self.turns(5)) or "none yet"
             raise KeyError(f"no turn {turn_id!r}; the latest turns: {latest}")
         nodes: dict[int, dict] = {}
         roots: list[dict] = []
@@ -364,8 +371,10 @@ class Provenance:
 
     def turns_using(self, tool: str, failed: bool | None = None) -> list[dict]:
         """Turns that called ``tool`` (only with a failed call when ``failed=True``)."""
-        return self.store.turns_using(tool, failed)
+        return self.store.turns_using(tool, failed, user_id=self.user_id)
 
     def offered_never_called(self, turn_id: str | None = None) -> list[dict]:
         """Tools offered but never called in the same turn, with how many turns."""
-        return self.store.offered_never_called(turn_id)
+        if turn_id is not None and self.store.turn(turn_id, user_id=self.user_id) is None:
+            return []
+        return self.store.offered_never_called(turn_id, user_id=self.user_id)

@@ -3,6 +3,7 @@
     python bench/bench_tool_retrieval.py                      # the generated 1,100-tool catalogue
     python bench/bench_tool_retrieval.py --size 200 --one-by-one
     python bench/bench_tool_retrieval.py --tools tools.jsonl --queries queries.jsonl
+    python bench/bench_tool_retrieval.py --tools ... --queries ... --modes hybrid --floor
 
 Every run opens a fresh embedded harness in a temporary folder with an EMPTY registry (no
 workshop tools, so only the dataset's tools compete), loads the tools with ONE
@@ -59,6 +60,7 @@ from agent_harness.tools import (  # noqa: E402
 )
 from agent_harness.tools.implementations import build_tool  # noqa: E402
 from agent_harness.tools.parameter_rows import unfitting_defaults  # noqa: E402
+from agent_harness.tools.relevance import IRRELEVANT, calibrate_floor  # noqa: E402
 from agent_harness.tools.tool_definitions import definition_from_entry  # noqa: E402
 
 MODES = ("vector", "keyword", "hybrid")
@@ -188,6 +190,38 @@ def evaluate(h, queries: list[dict], modes=MODES) -> dict[str, dict]:
     return results
 
 
+def _retrieved_recall(h, queries: list[dict], floor: float, k: int = 5) -> float:
+    """recall@k of ``h.tools.retrieve`` (hybrid, no always-on tools) at a floor."""
+    hits = 0
+    for q in queries:
+        offered = {
+            t["function"]["name"] for t in h.tools.retrieve(q["query"], k, False, floor=floor)
+        }
+        hits += set(q["tools"]) <= offered
+    return hits / max(len(queries), 1)
+
+
+def floor_report(h, queries: list[dict]) -> dict:
+    """The relevance floor on this registry, in one run: calibrated on every 5th question
+    (:func:`~agent_harness.tools.relevance.calibrate_floor`), then recall@5 of the OTHER
+    questions through ``retrieve`` with no floor, with the workshop's fixed floor and with the
+    calibrated one; and how many of the workshop's irrelevant questions get a tool by rank."""
+    calibration = [q for i, q in enumerate(queries) if i % 5 == 0]
+    held_out = [q for i, q in enumerate(queries) if i % 5 != 0]
+    fixed = h.tools.policy().relevance_floor
+    found = calibrate_floor(h.tools, calibration)
+    report = {"calibrated_on": len(calibration), "evaluated_on": len(held_out)}
+    for label, floor in (("none", -1.0), ("fixed", fixed), ("calibrated", found.floor)):
+        report[label] = {
+            "floor": floor,
+            "recall@5": _retrieved_recall(h, held_out, floor),
+            "irrelevant_offered": sum(
+                bool(h.tools.retrieve(q, 5, False, floor=floor)) for q in IRRELEVANT
+            ),
+        }
+    return report
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tools", help="tools JSONL (OpenAI function entries)")
@@ -198,6 +232,12 @@ def main(argv=None) -> dict:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--one-by-one", action="store_true", help="also time define per tool")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also: the relevance floor calibrated on every 5th question, recall@5 of the others"
+        " with and without it",
+    )
     args = parser.parse_args(argv)
     if bool(args.tools) != bool(args.queries):
         parser.error("give both --tools and --queries, or neither (the generated catalogue)")
@@ -225,6 +265,8 @@ def main(argv=None) -> dict:
         report["two_tool_queries"] = sum(len(q["tools"]) > 1 for q in queries)
         report["skipped_queries"] = len(skipped)
         report["modes"] = evaluate(h, queries, args.modes.split(","))
+        if args.floor:
+            report["floor"] = floor_report(h, queries)
         h.close()
     if args.one_by_one:
         with tempfile.TemporaryDirectory() as folder:
@@ -255,6 +297,19 @@ def main(argv=None) -> dict:
             f" {r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f}"
             f"   {show(r['recall@5_one_tool']):>25} | {show(r['recall@5_two_or_more'])}"
         )
+    if "floor" in report:
+        f = report["floor"]
+        print(
+            f"relevance floor (calibrated on {f['calibrated_on']} questions, recall@5 of the other"
+            f" {f['evaluated_on']} through retrieve; irrelevant: of {len(IRRELEVANT)} questions"
+            " no tool is for, how many get one by rank):"
+        )
+        for label in ("none", "fixed", "calibrated"):
+            row = f[label]
+            print(
+                f"  {label:<10} floor {row['floor']:>6.3f}  recall@5 {row['recall@5']:.4f}"
+                f"  irrelevant offered {row['irrelevant_offered']}/{len(IRRELEVANT)}"
+            )
     for name, why in list(refused.items())[:5]:
         print(f"  refused {name}: {why}")
     return report

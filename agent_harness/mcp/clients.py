@@ -11,7 +11,8 @@ session or per credential, as the protocol era asks.
   (``workshop mcp --http --token``; each token is its own credential), ``anonymous`` over HTTP
   without a token, ``local`` over stdio or in process. Give each MCP client its own token when
   they must not share what they unlocked. Change events go to that credential's
-  ``subscriptions/listen`` streams only.
+  ``subscriptions/listen`` streams only. Anonymous callers share what they unlocked but not
+  their call places (:meth:`Clients.places_of`: one set per TCP connection).
 
 The set is bounded (``max_clients``; the least recently used goes first) and never holds a
 closed session.
@@ -25,10 +26,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from agent_harness.mcp.lanes import Places
 from agent_harness.mcp.toolset import Disclosure
 
 __all__ = ["Client", "Clients", "credential_of", "connection_of"]
@@ -77,7 +78,7 @@ class Client:
             that the list changed (the server tells it when the fingerprint moves on).
         connection: Handshake era: the SDK connection (list_changed goes there).
         bus: 2026-07-28: the bus of this credential's ``subscriptions/listen`` streams.
-        calls: At most this many of its calls run at once.
+        places: How many of its calls may be in each lane at once (:mod:`.lanes`).
         last_seen: Monotonic time of its latest request.
     """
 
@@ -88,7 +89,7 @@ class Client:
     connection: Any = None
     bus: InMemorySubscriptionBus | None = None
     listen: ListenHandler | None = None
-    calls: anyio.CapacityLimiter | None = None
+    places: Places | None = None
     last_seen: float = field(default_factory=time.monotonic)
 
     async def notify(self) -> None:
@@ -104,13 +105,14 @@ class Clients:
 
     Args:
         max_clients: The most clients kept (the least recently used is dropped first).
-        calls_per_client: How many calls of one client run at once.
+        calls_per_client: How many calls of one client may be in each lane at once.
     """
 
     def __init__(self, max_clients: int = 100, calls_per_client: int = 4) -> None:
         self.max_clients = max_clients
         self.calls_per_client = calls_per_client
         self._clients: OrderedDict[tuple, Client] = OrderedDict()
+        self._connections: OrderedDict[tuple, Places] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._clients)
@@ -144,7 +146,7 @@ class Clients:
 
     def _add(self, key: tuple, label: str, connection) -> Client:
         client = Client(key, label, connection=connection)
-        client.calls = anyio.CapacityLimiter(self.calls_per_client)
+        client.places = Places(self.calls_per_client)
         if connection is None:
             client.bus = InMemorySubscriptionBus()
             client.listen = ListenHandler(client.bus, max_subscriptions=16)
@@ -156,6 +158,23 @@ class Clients:
             if oldest.listen is not None:
                 oldest.listen.close()
         return client
+
+    def places_of(self, ctx, client: Client) -> Places:
+        """The places a request's call takes: its client's, except for a 2026-07-28 request
+        over HTTP without a token. Such callers share the ``anonymous`` credential (and what it
+        unlocked) but not its places: each TCP connection gets its own, so one anonymous
+        client's slow calls never hold up another's. (A token is the way to bound one client
+        across all its connections.)"""
+        request = getattr(ctx, "request", None)
+        peer = getattr(request, "client", None) if request is not None else None
+        if client.key != ("credential", "anonymous") or peer is None:
+            return client.places
+        key = ("connection", peer.host, peer.port)
+        places = self._connections.pop(key, None) or Places(self.calls_per_client)
+        self._connections[key] = places  # most recently used last
+        while len(self._connections) > self.max_clients:
+            self._connections.popitem(last=False)
+        return places
 
     def drop(self, key: tuple) -> None:
         """Forget a client (its session closed)."""

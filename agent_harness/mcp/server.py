@@ -7,8 +7,10 @@ every error a result with ``isError`` set.
 
 Several clients at once (:mod:`agent_harness.mcp.clients`): what a client unlocked (``--agent``
 mode) belongs to its session, or to its credential on the 2026-07-28 protocol; calls of
-different clients run concurrently on worker threads (at most ``max_concurrent_calls`` at
-once, ``calls_per_client`` of one client), so a slow call never holds up another client's.
+different clients run concurrently on worker threads, in two lanes
+(:mod:`agent_harness.mcp.lanes`): every call starts in the fast lane and one that runs longer
+than 0.1 s moves to the slow lane (``max_concurrent_calls`` places in each, at most
+``calls_per_client`` of one client in each), so slow calls never hold up a fast one.
 
 The tool list changes while the server runs: a breaker opens, a cool-down ends, a tool is
 defined or removed (by this process or another one sharing the database: the server polls
@@ -30,6 +32,7 @@ import mcp_types as types
 from mcp.server.lowlevel.server import NotificationOptions, Server
 
 from agent_harness.mcp.clients import Client, Clients
+from agent_harness.mcp.lanes import Lanes
 from agent_harness.mcp.toolset import McpToolSet
 
 __all__ = ["HarnessMcpServer", "INSTRUCTIONS"]
@@ -49,8 +52,9 @@ class HarnessMcpServer(Server):
     Args:
         toolset: The tools to list and call.
         name: The server name clients show.
-        max_concurrent_calls: Tool calls running at once, all clients together.
-        calls_per_client: Tool calls of one client running at once.
+        max_concurrent_calls: Places in each lane: fast calls at once, and slow calls at once,
+            all clients together.
+        calls_per_client: Tool calls of one client in each lane at once.
         max_clients: Sessions and credentials kept (see :class:`Clients`).
         poll_seconds: How often the database is checked for changes made elsewhere.
     """
@@ -73,7 +77,8 @@ class HarnessMcpServer(Server):
             instructions = agent_system_prompt(toolset.harness, toolset.agent)
         self.clients = Clients(max_clients, calls_per_client)
         self.poll_seconds = poll_seconds
-        self._calls = anyio.CapacityLimiter(max_concurrent_calls)
+        # fast calls keep a lane of their own beside max_concurrent_calls slow ones
+        self.lanes = Lanes(fast=max_concurrent_calls, slow=max_concurrent_calls)
         self._reads = anyio.CapacityLimiter(4)  # listing and watching, apart from the calls
         self._dirty = threading.Event()
         self._seen: tuple | None = None
@@ -117,15 +122,14 @@ class HarnessMcpServer(Server):
 
     async def _call_tool(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         client = await self._client(ctx)
-        async with client.calls:  # one client cannot take every worker
-            return await anyio.to_thread.run_sync(
-                self.toolset.call,
-                params.name,
-                params.arguments,
-                client.disclosure,
-                client.label,
-                limiter=self._calls,
-            )
+        return await self.lanes.run(
+            self.clients.places_of(ctx, client),  # one client cannot take every place
+            self.toolset.call,
+            params.name,
+            params.arguments,
+            client.disclosure,
+            client.label,
+        )
 
     async def _listen(self, ctx, params: types.SubscriptionsListenRequestParams):
         client = await self._client(ctx)

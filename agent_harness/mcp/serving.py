@@ -9,6 +9,7 @@ loopback, a port in use (one line naming the port, no traceback), a token that i
 from __future__ import annotations
 
 import errno
+import json
 import socket
 
 import anyio
@@ -16,12 +17,25 @@ import anyio
 from agent_harness.mcp.server import HarnessMcpServer
 from agent_harness.mcp.toolset import McpToolSet
 
-__all__ = ["serve_stdio", "serve_http", "check_host", "bind", "PortInUse", "LOOPBACK"]
+__all__ = [
+    "serve_stdio",
+    "serve_http",
+    "check_host",
+    "bind",
+    "PortInUse",
+    "LOOPBACK",
+    "HeaderLimit",
+    "MAX_HEADER_BYTES",
+]
 
 #: The hosts ``workshop mcp --http`` may bind: the tools reach the database, never the network.
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: Sessions the HTTP server keeps at once (more get HTTP 503 until one ends).
 MAX_SESSIONS = 100
+#: The longest request header served (longer ones get HTTP 431 with a JSON-RPC error).
+MAX_HEADER_BYTES = 64 * 1024
+#: How much of a request's headers uvicorn reads before it gives up on the connection.
+READ_HEADER_BYTES = 8 * 1024 * 1024
 
 
 class PortInUse(OSError):
@@ -104,11 +118,52 @@ def _app(server: HarnessMcpServer, host: str, port: int, tokens: list[str]):
     )
 
 
+class HeaderLimit:
+    """ASGI middleware: a request with a header longer than :data:`MAX_HEADER_BYTES` (a tool
+    name of a megabyte in ``Mcp-Name``) gets HTTP 431 and a JSON-RPC error saying so.
+
+    uvicorn answers a header it will not read whole with 400 and closes the socket while the
+    client is still sending: the client sees its connection reset, no status at all. So uvicorn
+    reads headers up to :data:`READ_HEADER_BYTES` and this middleware answers them properly.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            longest = max((len(k) + len(v) for k, v in scope.get("headers", [])), default=0)
+            if longest > MAX_HEADER_BYTES:
+                body = json.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": None,
+                        "error": {
+                            "code": -32600,
+                            "message": f"a request header is {longest} bytes long; at most"
+                            f" {MAX_HEADER_BYTES} are accepted (is a tool name that long?)",
+                        },
+                    }
+                ).encode()
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 431,
+                        "headers": [(b"content-type", b"application/json")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
 async def _serve_http(server, sock, host, port, tokens, ready) -> None:
     import uvicorn
 
-    app = _app(server, host, port, tokens)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    app = HeaderLimit(_app(server, host, port, tokens))
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="on", h11_max_incomplete_event_size=READ_HEADER_BYTES
+    )
     web = uvicorn.Server(config)
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(server.notify_changes)

@@ -26,8 +26,14 @@ from dataclasses import dataclass, field
 import mcp_types as types
 
 from agent_harness.disclosure import ALWAYS_ON
+from agent_harness.offload import preview
 
-__all__ = ["McpToolSet", "Disclosure", "mcp_tool"]
+__all__ = ["McpToolSet", "Disclosure", "mcp_tool", "MAX_RESULT_BYTES"]
+
+#: The largest successful result sent whole (UTF-8 bytes of its text). An SSE client reads
+#: events of at most 1 MiB (the SDK's default) and a result may also carry its structured copy:
+#: a bigger one is offloaded and answered with a preview and a ``fetch_tool_output`` handle.
+MAX_RESULT_BYTES = 256 * 1024
 
 
 def mcp_tool(tool) -> types.Tool:
@@ -176,7 +182,9 @@ class McpToolSet:
     ) -> types.CallToolResult:
         """Run a tool the client may call through the registry (validation, telemetry,
         breaker); any other name is refused by the registry as not offered. Every problem
-        comes back with ``isError`` set (refusals, the caller's mistakes, tool faults)."""
+        comes back with ``isError`` set (refusals, the caller's mistakes, tool faults). A
+        successful result over :data:`MAX_RESULT_BYTES` is offloaded: the harness's preview
+        and handle come back."""
         result = self.harness.tools.call_detailed(
             name,
             arguments or {},
@@ -195,7 +203,13 @@ class McpToolSet:
             added = self.unlock(unlocked, disclosure)
             text += f"\n\n[tools unlocked: {', '.join(added) or 'none new'}]"
         structured = None
-        if not failed:
+        if not failed and len(text.encode("utf-8", "replace")) > MAX_RESULT_BYTES:
+            if name == "fetch_tool_output":  # too big whole: its first page, never offloaded
+                paged = {**(arguments or {}), "offset": (arguments or {}).get("offset") or 0}
+                text = self.harness.tools.call(name, paged)
+            else:
+                text = self._offload(result, thread_id, text)
+        elif not failed:
             try:
                 value = json.loads(text)
             except ValueError:
@@ -206,6 +220,14 @@ class McpToolSet:
             structured_content=structured,
             is_error=failed,
         )
+
+    def _offload(self, result, thread_id: str, text: str) -> str:
+        """Store a result too big for one MCP message whole and answer with the harness's
+        preview and handle (``fetch_tool_output`` reads it back, in pages)."""
+        call_id = result.call.call_id
+        arguments = result.call.arguments if isinstance(result.call.arguments, dict) else {}
+        self.harness.offload.log(thread_id, call_id, result.name, arguments, text)
+        return preview(text, call_id)
 
     # --- changes ---------------------------------------------------------------------------------
     def on_change(self, listener: Callable[[str], None]) -> Callable[[], None]:

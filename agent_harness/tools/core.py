@@ -10,10 +10,11 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from agent_harness.backends.base import BackendError
-from agent_harness.js_sandbox import run_js
+from agent_harness.js_sandbox import MAX_CODE_CHARS, run_js
+from agent_harness.scratchpad import MAX_FILE_CHARS
 from agent_harness.skills import SkillNotFound
 from agent_harness.tools.context import current, current_agent
 from agent_harness.tools.readonly_sql import sql_result
@@ -37,10 +38,24 @@ __all__ = [
 
 MAX_SQL_ROWS = 1000
 SNIPPET_CHARS = 500
+#: The longest SQL statement run_sql takes.
+MAX_SQL_CHARS = 20_000
+#: The longest fact remember stores.
+MAX_FACT_CHARS = 10_000
+#: A scratch file's name and content, as the scratchpad takes them.
+ScratchPath = Annotated[str, Field(max_length=200)]
+ScratchText = Annotated[str, Field(max_length=MAX_FILE_CHARS)]
+#: A bind value of run_sql: a JSON scalar (a number covers integers too).
+BindValue = Annotated[
+    str | int | float | bool | None,
+    WithJsonSchema({"type": ["string", "number", "boolean", "null"]}),
+]
 
 
 def run_sql(
-    sql: str, max_rows: Annotated[int, Field(ge=1, le=MAX_SQL_ROWS)] = 50, binds: dict | None = None
+    sql: Annotated[str, Field(max_length=MAX_SQL_CHARS)],
+    max_rows: Annotated[int, Field(ge=1, le=MAX_SQL_ROWS)] = 50,
+    binds: Annotated[dict[str, BindValue], Field(max_length=50)] | None = None,
 ) -> dict:
     """Run ONE read-only SELECT (or WITH ... SELECT) on supplychain.<table>: carriers, ports,
     vessels, voyages, vessel_positions, containers, cargo_items.
@@ -62,7 +77,7 @@ def run_sql(
 def search_knowledge(
     query: str,
     k: Annotated[int, Field(ge=1, le=20)] = 5,
-    kinds: list[str] | None = None,
+    kinds: Annotated[list[str], Field(max_length=20)] | None = None,
     mode: Literal["hybrid", "vector", "keyword"] = "hybrid",
 ) -> list[dict]:
     """Search long-term memory (table and column facts, notes, past episodes) for what the
@@ -93,7 +108,11 @@ def search_knowledge(
     ]
 
 
-def remember(content: str, kind: str = "note", subject: str | None = None) -> dict:
+def remember(
+    content: Annotated[str, Field(max_length=MAX_FACT_CHARS)],
+    kind: str = "note",
+    subject: str | None = None,
+) -> dict:
     """Store a fact in long-term memory so later turns can find it with search_knowledge.
 
     Args:
@@ -108,7 +127,10 @@ def remember(content: str, kind: str = "note", subject: str | None = None) -> di
     return {"id": memory_id, "stored": True}
 
 
-def exec_js(code: str, timeout_ms: Annotated[int, Field(ge=10, le=10_000)] = 1000) -> dict:
+def exec_js(
+    code: Annotated[str, Field(max_length=MAX_CODE_CHARS)],
+    timeout_ms: Annotated[int, Field(ge=10, le=10_000)] = 1000,
+) -> dict:
     """Run JavaScript in a sandbox (no files, no network) for calculations.
 
     The value of the last expression is returned as "result"; console.log lines as "console".
@@ -169,7 +191,7 @@ def _scratch_path(path: str) -> str:
     return path
 
 
-def scratch_write(path: str, content: str) -> dict:
+def scratch_write(path: ScratchPath, content: ScratchText) -> dict:
     """Write (replace) a file in the agent's scratchpad, to keep notes between steps.
 
     Args:
@@ -180,7 +202,7 @@ def scratch_write(path: str, content: str) -> dict:
     return {"path": _scratch_path(path), "size": scratch.write(_scratch_path(path), content)}
 
 
-def scratch_read(path: str) -> dict:
+def scratch_read(path: ScratchPath) -> dict:
     """Read a file from the agent's scratchpad.
 
     Args:
@@ -192,7 +214,7 @@ def scratch_read(path: str) -> dict:
     return {"path": _scratch_path(path), "content": content}
 
 
-def scratch_append(path: str, content: str) -> dict:
+def scratch_append(path: ScratchPath, content: ScratchText) -> dict:
     """Append text to a scratchpad file (creating it), atomically.
 
     Args:
@@ -220,13 +242,17 @@ def scan_database(owner: str = "SUPPLYCHAIN") -> dict:
         raise ToolError(str(e)) from e
 
 
-def fetch_tool_output(tool_call_id: str) -> dict:
+def fetch_tool_output(
+    tool_call_id: str, offset: Annotated[int, Field(ge=0, le=10**9)] | None = None
+) -> dict:
     """Fetch the WHOLE output of an earlier tool call that was shown cut short.
 
     Args:
         tool_call_id: The id given in the "...[+N chars. full output: ...]" marker.
+        offset: Read in pages of 100,000 characters from here (each answer gives the
+            next_offset); omit to get the whole output.
     """
-    found = current().offload.fetch(tool_call_id)
+    found = current().offload.fetch(tool_call_id, offset)
     if "error" in found:  # an id that names no stored output
         raise ToolError(found["error"])
     return found

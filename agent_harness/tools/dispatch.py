@@ -43,6 +43,12 @@ import pydantic
 from agent_harness.backends.roles import utc_now
 from agent_harness.observability import tool_span
 from agent_harness.tools import context
+from agent_harness.tools.argument_checks import (
+    INT64,
+    MAX_DEPTH,
+    out_of_range_integer,
+    too_deep,
+)
 from agent_harness.tools.faults import (
     CALLER_ERROR,
     QUOTE_CHARS,
@@ -265,6 +271,10 @@ def _parse_arguments(tool: Tool, arguments: Any) -> dict:
     if isinstance(arguments, (str, bytes)):
         try:
             arguments = json.loads(arguments, parse_constant=_no_constant)
+        except RecursionError:
+            raise ValueError(
+                f"arguments nest deeper than {MAX_DEPTH} levels. {tool.takes()}"
+            ) from None
         except ValueError as e:
             raise ValueError(
                 f"arguments are not valid JSON ({bounded(e, 200)}). {tool.takes()}"
@@ -273,16 +283,31 @@ def _parse_arguments(tool: Tool, arguments: Any) -> dict:
         raise ValueError(
             f"arguments must be a JSON object, not {type(arguments).__name__}. {tool.takes()}"
         )
+    if too_deep(arguments):
+        raise ValueError(f"arguments nest deeper than {MAX_DEPTH} levels. {tool.takes()}")
     where = _non_finite(arguments)
     if where:
         raise ValueError(
             f"argument '{where[:QUOTE_CHARS]}': NaN and Infinity are not numbers in JSON;"
             f" send a finite number. {tool.takes()}"
         )
+    where = out_of_range_integer(arguments)
+    if where:
+        raise ValueError(
+            f"argument '{where[:QUOTE_CHARS]}': the integer does not fit 64 bits (no database"
+            f" column holds it); send one from {INT64[0]} to {INT64[1]}. {tool.takes()}"
+        )
     try:
         return tool.validate(arguments)
     except pydantic.ValidationError as e:
         raise ValueError(_format_validation_error(tool, e)) from None
+    except ValueError:
+        raise
+    except Exception as e:  # converting the caller's arguments failed: the caller's doing
+        raise ValueError(
+            f"the arguments could not be converted ({type(e).__name__}: {bounded(e, 200)})."
+            f" {tool.takes()}"
+        ) from None
 
 
 class _TimedOut(Exception):

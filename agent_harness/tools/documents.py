@@ -10,7 +10,9 @@ module registers nothing; :func:`tools` is added by every harness.
 from __future__ import annotations
 
 import functools
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from agent_harness.backends.errors import BackendError
 from agent_harness.tools.context import current
@@ -19,7 +21,13 @@ from agent_harness.tools.tool import Tool, ToolError
 __all__ = ["get_document", "tools"]
 
 
-def get_document(name: Literal["voyage_dv", "vessel_dv"], key: int) -> dict:
+#: The largest document key: an id column's INTEGER / NUMBER(10) holds it on both backends.
+MAX_KEY = 2**31 - 1
+
+
+def get_document(
+    name: Literal["voyage_dv", "vessel_dv"], key: Annotated[int, Field(ge=0, le=MAX_KEY)]
+) -> dict:
     """Get one voyage (with its vessel, containers and their cargo items) or one vessel (with
     its carrier and voyages) as a single JSON document, with its _metadata.etag.
 

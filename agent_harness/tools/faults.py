@@ -18,6 +18,7 @@ The names are the values of the ``error_type`` column and of the OpenTelemetry a
 
 from __future__ import annotations
 
+from agent_harness.backends.errors import BindError
 from agent_harness.tools.tool import ToolError
 
 __all__ = [
@@ -64,11 +65,13 @@ _UPSTREAM = (UpstreamError, ConnectionError, TimeoutError)
 def fault_of(error: BaseException) -> str:
     """The ``error_type`` of an exception a tool raised: :data:`UPSTREAM_ERROR` for a failed
     dependency (the exception or the one it was raised from), else :data:`TOOL_ERROR`. A
-    ToolError is the caller's (:data:`CALLER_ERROR`) unless raised from a failed dependency."""
+    ToolError is the caller's (:data:`CALLER_ERROR`) unless raised from a failed dependency;
+    so is a value the database could not bind (a
+    :class:`~agent_harness.backends.errors.BindError`, or an error raised from one)."""
     cause = error.__cause__
     if isinstance(error, _UPSTREAM) or isinstance(cause, _UPSTREAM):
         return UPSTREAM_ERROR
-    if isinstance(error, ToolError):
+    if isinstance(error, (ToolError, BindError)) or isinstance(cause, BindError):
         return CALLER_ERROR
     return TOOL_ERROR
 

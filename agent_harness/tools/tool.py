@@ -30,6 +30,7 @@ from typing import Any
 import pydantic
 
 from agent_harness.access import ACCESS_LEVELS, allows
+from agent_harness.tools.argument_checks import bound_schema, schema_problems, whole_numbers_as_int
 
 __all__ = [
     "Tool",
@@ -222,13 +223,32 @@ class Tool:
     def validate(self, arguments: dict) -> dict:
         """The keyword arguments for the function, validated (defaults filled).
 
+        A function's arguments are checked against the published schema first (the
+        ``jsonschema`` library, Draft 2020-12: what the schema allows is accepted, nothing
+        else), then built by its pydantic model; ``500.0`` reaches an integer argument as 500.
+
         Raises:
             pydantic.ValidationError or ValueError: What is wrong, for the model.
         """
         if self.validator is not None:
-            return self.validator(arguments)
-        validated = self.arguments_model.model_validate(arguments)
+            return whole_numbers_as_int(self.parameters, self.validator(arguments))
+        problems = schema_problems(self._checker(), arguments)
+        if problems:
+            raise ValueError(f"{'; '.join(problems)}. {self.takes()}")
+        validated = self.arguments_model.model_validate(
+            whole_numbers_as_int(self.parameters, arguments)
+        )
         return {f: getattr(validated, f) for f in type(validated).model_fields}
+
+    def _checker(self):
+        """The ``jsonschema`` validator of :attr:`parameters` (made once per schema)."""
+        cached = self.__dict__.get("_checked")
+        if cached is None or cached[0] is not self.parameters:
+            from agent_harness.tools.jsonschema_lib import jsonschema  # ~0.5 s: on first use
+
+            cached = (self.parameters, jsonschema.Draft202012Validator(self.parameters))
+            self.__dict__["_checked"] = cached
+        return cached[1]
 
     @classmethod
     def from_function(
@@ -289,7 +309,7 @@ class Tool:
                 pydantic.Field(default, description=arg_docs[param.name]),
             )
         model = pydantic.create_model(f"{name}_arguments", __config__=STRICT, **fields)
-        parameters = _clean_schema(model.model_json_schema())
+        parameters = bound_schema(_clean_schema(model.model_json_schema()))
         parameters.setdefault("properties", {})
         parameters.setdefault("required", [])
         parameters["additionalProperties"] = False

@@ -26,7 +26,7 @@ import apsw
 
 from agent_harness.backends.embedded.dictionary import USER_TABLES_SQL
 from agent_harness.backends.embedded.guard import IdentityGuard
-from agent_harness.backends.errors import BackendError, DocumentConflict
+from agent_harness.backends.errors import BackendError, BindError, DocumentConflict
 from agent_harness.backends.roles.documents import (
     DOCUMENTS,
     Document,
@@ -218,7 +218,10 @@ class DocumentConnection:
 
     def get(self, name: str, key) -> dict | None:
         with self.lock:
-            rows = list(self.conn.execute(f"SELECT data FROM {name} WHERE id = ?", (key,)))
+            try:
+                rows = list(self.conn.execute(f"SELECT data FROM {name} WHERE id = ?", (key,)))
+            except OverflowError as e:
+                raise BindError(f"document key {key!r} does not fit the database ({e})") from e
         return json.loads(rows[0][0]) if rows else None
 
     def update(self, name: str, document: dict) -> None:

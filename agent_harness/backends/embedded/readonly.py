@@ -35,7 +35,12 @@ import apsw
 from agent_harness.backends.embedded.dictionary import USER_TABLES_SQL, create_dictionary_views
 from agent_harness.backends.embedded.documents import create_document_views, register_etag
 from agent_harness.backends.embedded.guard import IdentityGuard
-from agent_harness.backends.errors import AccessDenied, BackendError, ReadOnlyViolation
+from agent_harness.backends.errors import (
+    AccessDenied,
+    BackendError,
+    BindError,
+    ReadOnlyViolation,
+)
 from agent_harness.backends.roles.supplychain import ReadOnlyResult
 from agent_harness.identity import Identity
 
@@ -197,6 +202,10 @@ class ReadOnlyConnection:
                 raise BackendError(
                     f"bind values must be text, numbers or null ({e}): pass one plain value per"
                     " name"
+                ) from e
+            except OverflowError as e:
+                raise BindError(
+                    f"a bind value does not fit the database ({e}): integers must fit 64 bits"
                 ) from e
             except apsw.Error as e:
                 raise BackendError(f"{type(e).__name__.replace('Error', ' error')}: {e}") from e

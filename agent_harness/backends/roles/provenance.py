@@ -131,11 +131,12 @@ class Provenance:
             },
         )
 
-    def turn(self, turn_id: str) -> dict | None:
-        """One turn's row."""
+    def turn(self, turn_id: str, user_id: str | None = None) -> dict | None:
+        """One turn's row (only a turn of ``user_id``'s when given)."""
+        mine = " AND user_id = :user_id" if user_id is not None else ""
         rows = self.db.query(
-            f"SELECT {', '.join(TURN_COLUMNS)} FROM agent_turns WHERE turn_id = :turn_id",
-            {"turn_id": turn_id},
+            f"SELECT {', '.join(TURN_COLUMNS)} FROM agent_turns WHERE turn_id = :turn_id{mine}",
+            {"turn_id": turn_id, **({"user_id": user_id} if user_id is not None else {})},
         )
         return self._turn(rows[0]) if rows else None
 
@@ -150,12 +151,13 @@ class Provenance:
             r["depth"] = int(r["depth"])
         return rows
 
-    def turns(self, limit: int = 50) -> list[dict]:
-        """The latest turns, newest first."""
+    def turns(self, limit: int = 50, user_id: str | None = None) -> list[dict]:
+        """The latest turns, newest first (only ``user_id``'s when given)."""
+        mine = " WHERE user_id = :user_id" if user_id is not None else ""
         rows = self.db.query(
-            f"SELECT {', '.join(TURN_COLUMNS)} FROM agent_turns"
+            f"SELECT {', '.join(TURN_COLUMNS)} FROM agent_turns{mine}"
             f" ORDER BY started_at DESC, turn_id {self.dialect.limit('n')}",
-            {"n": int(limit)},
+            {"n": int(limit), **({"user_id": user_id} if user_id is not None else {})},
         )
         return [self._turn(r) for r in rows]
 
@@ -168,20 +170,26 @@ class Provenance:
             + outcome
         )
 
-    def turns_using(self, tool: str, failed: bool | None = None) -> list[dict]:
+    def turns_using(
+        self, tool: str, failed: bool | None = None, user_id: str | None = None
+    ) -> list[dict]:
         """Turns with a call of ``tool`` (only failed calls when ``failed`` is True, only
-        successful ones when False): turn_id, question, started_at, calls, failures; newest
-        first. Calls of tools that are no longer (or never were) in the toolbox count too."""
+        successful ones when False; only ``user_id``'s turns when given): turn_id, question,
+        started_at, calls, failures; newest first. Calls of tools that are no longer (or never
+        were) in the toolbox count too."""
         binds: dict[str, Any] = {"tool": tool}
         if failed is not None:
             binds["ok"] = 0 if failed else 1
+        mine = ""
+        if user_id is not None:
+            binds["user_id"], mine = user_id, " WHERE t.user_id = :user_id"
         rows = self.db.query(
             f"""SELECT t.turn_id, t.question, t.started_at, c.calls, c.failures
                 FROM agent_turns t JOIN (
                     SELECT turn_id, COUNT(*) AS calls,
                            SUM(CASE WHEN ok = 0 THEN 1 ELSE 0 END) AS failures
                     FROM ({self.calls_sql(failed is not None)}) calls GROUP BY turn_id) c
-                  ON c.turn_id = t.turn_id
+                  ON c.turn_id = t.turn_id{mine}
                 ORDER BY t.started_at DESC, t.turn_id""",
             binds,
         )
@@ -195,17 +203,25 @@ class Provenance:
         where = " AND turn_id = :turn_id" if one_turn else ""
         return f"SELECT turn_id, name AS tool FROM turn_events WHERE kind = 'tool_offered'{where}"
 
-    def offered_never_called(self, turn_id: str | None = None) -> list[dict]:
+    def offered_never_called(
+        self, turn_id: str | None = None, user_id: str | None = None
+    ) -> list[dict]:
         """Per tool: how often it was offered and never called in the same turn (one turn, or
-        all): tool, turns (count); most often first, ties by tool."""
+        all; only ``user_id``'s turns when given): tool, turns (count); most often first, ties
+        by tool."""
+        binds = {"turn_id": turn_id} if turn_id is not None else {}
+        mine = ""
+        if user_id is not None:
+            binds["user_id"] = user_id
+            mine = " AND g.turn_id IN (SELECT turn_id FROM agent_turns WHERE user_id = :user_id)"
         rows = self.db.query(
             f"""SELECT g.tool, COUNT(DISTINCT g.turn_id) AS turns
                 FROM ({self.offered_sql(turn_id is not None)}) g
                 WHERE NOT EXISTS (SELECT 1 FROM turn_events c
                                   WHERE c.turn_id = g.turn_id AND c.kind = 'tool_call'
-                                    AND c.name = g.tool)
+                                    AND c.name = g.tool){mine}
                 GROUP BY g.tool ORDER BY turns DESC, g.tool""",
-            {"turn_id": turn_id} if turn_id is not None else {},
+            binds,
         )
         for r in rows:
             r["turns"] = int(r["turns"])
