@@ -21,6 +21,7 @@ from pathlib import Path
 import oracledb
 
 from agent_harness import workshop
+from agent_harness.tools.decorator import REGISTERED
 from tests.oracle_fake import FakeOracle
 
 __all__ = ["CellTrace", "NotebookTrace", "trace_notebook"]
@@ -94,6 +95,9 @@ def trace_notebook(path: Path, data_dir: Path) -> NotebookTrace:
     cells: list[CellTrace] = []
     pending: list = []  # after_this_cell's clean-ups, run when their cell has run
     saved_after = workshop.after_this_cell
+    # The notebooks @register tools into this process's REGISTERED (03's ports_in_region...):
+    # they are taken out again, or every later test of this worker would see them.
+    registered_before = set(REGISTERED)
     workshop.after_this_cell = lambda fn, *args, **kwargs: pending.append((fn, args, kwargs))
     try:
         for index, cell in enumerate(notebook["cells"]):
@@ -130,6 +134,9 @@ def trace_notebook(path: Path, data_dir: Path) -> NotebookTrace:
             import ipywidgets
 
             ipywidgets.Widget.close_all()
+        for name in set(REGISTERED) - registered_before:
+            with contextlib.suppress(Exception):
+                del REGISTERED[name]
         workshop.after_this_cell = saved_after
         oracledb.connect = saved_connect
         os.environ.clear()

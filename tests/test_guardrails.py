@@ -266,7 +266,7 @@ def test_an_identitys_first_scan_embeds_only_the_facts_that_read_differently(
         assert set(embedded) <= differ, sorted(set(embedded) - differ)[:3]
         same = next(m for m in facts if (m.subject, m.content) in owners)
         stored = ida.backend.query(
-            "SELECT embedding FROM memory_vec WHERE memory_id = :i", {"i": same.id}
+            "SELECT embedding FROM memory_vectors WHERE memory_id = :i", {"i": same.id}
         )[0]["embedding"]
         computed = embeddings.Embedder(cache_size=0).embed([f"{same.subject}: {same.content}"])
         assert np.allclose(np.frombuffer(stored, dtype=np.float32), computed[0], atol=1e-4)
