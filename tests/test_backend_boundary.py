@@ -35,6 +35,8 @@ OVERRIDES = {
     "embedded": {
         "SQLiteConnection.execute_many": "apsw's executemany runs one prepared statement",
         "EmbeddedMemories.delete_vector": "vectors live in the vec0 table memory_vectors",
+        "EmbeddedMemories.stored_vectors": "vectors live in the vec0 table memory_vectors,"
+        " whose float32 blobs are read back to reuse (Oracle embeds in the database)",
         "EmbeddedBoxes.delete_vectors": "vectors live in the vec0 tables toolbox_vec/skillbox_vec",
         "EmbeddedSupplyChain.close": "run_sql's read-only connection is a second apsw connection",
         "EmbeddedDocuments.close": "document writes go through an apsw connection of their own",
@@ -111,8 +113,9 @@ def _shared_bases(cls) -> list[type]:
         base
         for base in cls.__mro__[1:]
         if base.__module__.startswith("agent_harness.backends.")
-        and not base.__module__.startswith(("agent_harness.backends.embedded",
-                                            "agent_harness.backends.oracle"))
+        and not base.__module__.startswith(
+            ("agent_harness.backends.embedded", "agent_harness.backends.oracle")
+        )
     ]
 
 

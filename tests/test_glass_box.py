@@ -161,13 +161,13 @@ def test_the_recorded_memory_hits_are_the_ones_in_the_context(h):
 
 
 # --- the panel ----------------------------------------------------------------------------------
-def test_the_panel_says_whom_it_acts_for_and_its_trail_starts_with_the_identity(h, backend_name):
+def test_the_panel_says_whom_it_acts_for_and_its_trail_starts_with_the_identity(embedded_harness):
     """Issue 28, item 6: `workshop chat --identity` nowhere said whom it acted for, and its live
-    trail started with the memory hits, not the identity event the stored trail starts with."""
+    trail started with the memory hits, not the identity event the stored trail starts with.
+    (An identity harness on the embedded backend: the panel's code is backend-neutral.)"""
     import agent_harness
 
-    if backend_name != "embedded":
-        pytest.skip("an identity harness on the embedded backend here")
+    h = embedded_harness
     ana = agent_harness.connect(
         backend="embedded",
         data_dir=h.settings.data_dir,

@@ -36,6 +36,7 @@ def test_shipped_names_are_kept():
         "m011_open_implementation_types",
         "m012_drop_toolbox_enabled",
         "m013_catalog_watch",
+        "m014_memory_vectors_as_bits",
     ]
     # both dialects share the names (Oracle got m004_create_settings first)
     assert ORACLE_MIGRATIONS.names() == MIGRATIONS.names()
@@ -162,6 +163,7 @@ def test_m011_keeps_every_data_tool_and_takes_a_new_implementation_type(tmp_path
             "m011_open_implementation_types",
             "m012_drop_toolbox_enabled",
             "m013_catalog_watch",
+            "m014_memory_vectors_as_bits",
         ]
         [stored] = backend.tool_definitions.all()
         assert stored["implementation_type"] == "sql"

@@ -195,4 +195,3 @@ print(len(h.memory.search("vessel capacity in TEU", k=3)))
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.split("\n")
     assert "embedded" in done.stdout and "True True" in done.stdout and lines[-2] == "3"
-

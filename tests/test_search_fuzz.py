@@ -145,10 +145,20 @@ def _check_memories(results, store, mode: str, k: int) -> None:
         assert all(a >= b - 1e-12 for a, b in zip(rrf, rrf[1:])), rrf
 
 
-def _check_tool_output(output, k: int) -> None:
+def _query_bound(harness) -> int:
+    """The longest query search_knowledge's schema accepts (its maxLength)."""
+    return harness.tools.get("search_knowledge").parameters["properties"]["query"]["maxLength"]
+
+
+def _check_tool_output(output, k: int, query: str, bound: int) -> None:
     assert isinstance(output, str)
     output.encode("utf-8")  # it goes to the model's API: strict UTF-8 must work
     hits = json.loads(output)
+    if len(query) > bound:
+        # Past the schema's bound the caller is told so before the tool runs (issue 27).
+        assert isinstance(hits, dict), f"search_knowledge returned {hits!r:.300}"
+        assert f"longer than {bound} characters" in hits["error"], hits
+        return
     assert isinstance(hits, list), f"search_knowledge returned {hits!r:.300}"
     assert len(hits) <= k
     for hit in hits:
@@ -186,7 +196,7 @@ def test_adversarial_query_never_raises(seeded, harness, query):
             seeded.search(query, k=5, mode=mode, kinds=["note", "column"]), seeded, mode, 5
         )
         output = harness.tools.call("search_knowledge", {"query": query, "k": 5, "mode": mode})
-        _check_tool_output(output, 5)
+        _check_tool_output(output, 5, query, _query_bound(harness))
 
 
 def test_adversarial_query_as_json_arguments(harness):
@@ -194,7 +204,8 @@ def test_adversarial_query_as_json_arguments(harness):
     for case_id, query in ADVERSARIAL:
         arguments = json.dumps({"query": query, "k": 3, "mode": "hybrid"})
         try:
-            _check_tool_output(harness.tools.call("search_knowledge", arguments), 3)
+            output = harness.tools.call("search_knowledge", arguments)
+            _check_tool_output(output, 3, query, _query_bound(harness))
         except AssertionError as e:
             raise AssertionError(f"case {case_id}: {e}") from e
 
@@ -250,4 +261,4 @@ QUERIES = st.one_of(
 def test_random_query_never_raises(seeded, harness, query, mode, k):
     _check_memories(seeded.search(query, k=k, mode=mode), seeded, mode, k)
     output = harness.tools.call("search_knowledge", {"query": query, "k": k, "mode": mode})
-    _check_tool_output(output, k)
+    _check_tool_output(output, k, query, _query_bound(harness))
