@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.deadlines import PATIENCE_S
+
 ROOT = Path(__file__).resolve().parent.parent
 
 PIP_CONFIG = """\
@@ -117,7 +119,7 @@ def test_help_installs_nothing_and_readme_lists_every_mode(tmp_path):
     copy.write_text((root / "setup" / "bootstrap.py").read_text("utf-8"), "utf-8")
     for flag in ("--help", "-h"):
         done = subprocess.run(
-            [sys.executable, str(copy), flag], capture_output=True, text=True, timeout=60
+            [sys.executable, str(copy), flag], capture_output=True, text=True, timeout=PATIENCE_S
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("usage: python3 setup/bootstrap.py"), done.stdout

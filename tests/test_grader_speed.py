@@ -19,6 +19,7 @@ import pytest
 
 from grader.answers import AddedCell, Answers
 from grader.sandbox import bwrap_available
+from tests.deadlines import PATIENCE_S
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="workshop grade runs on Linux and macOS (WSL on Windows)"
@@ -37,7 +38,9 @@ def test_grading_starts_without_importing_nbgrader_or_lark_grammars():
         "load_sources()\n"
         "print(sorted(m for m in ('nbgrader', 'rfc3987_syntax', 'lark') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=PATIENCE_S
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
 
