@@ -300,10 +300,81 @@ def _warm_up() -> None:
         method()
     except ImportError:
         pass
+    _warm_first_uses()
     if os.environ.get("WORKSHOP_EMBED_THREADS") == "1":  # no thread pool: safe to share
         from agent_harness.embeddings import get_embedder
 
         get_embedder()
+
+
+def _warm_first_uses() -> None:
+    """What the notebooks' first calls load lazily, done once here instead of in every
+    notebook's process: an OpenAI client and its chat resource (httpx's transport, trio and
+    the SDK's response types: 0.3-0.4 CPU-s in each of the seven notebooks that ask the
+    model), the library's tools (their schemas from the type hints, built on the first
+    ``connect``), the Agg canvas and pandas' table formatting. Nothing here starts a thread,
+    opens a connection or touches a database."""
+    try:
+        import openai
+
+        client = openai.OpenAI(api_key="warm-up", base_url="http://127.0.0.1:9/v1")
+        client.chat.completions  # noqa: B018 (a lazy attribute: loads the resource's modules)
+        client.close()
+    except Exception:  # an optional warm-up: the notebook pays for it if it cannot happen
+        pass
+    try:
+        from agent_harness.harness import library_tools
+
+        library_tools()
+    except Exception:
+        pass
+    for module in (
+        "agent_harness.glass_box",  # notebooks 08 and 09
+        "matplotlib.backends.backend_agg",
+        "pandas.io.formats.html",
+    ):
+        try:
+            __import__(module)
+        except ImportError:
+            pass
+
+
+def _matplotlib_config(work_root: str | None) -> None:
+    """Matplotlib's font list, built once by the grader's warm-up outside the sandbox
+    (``WORKSHOP_MATPLOTLIB``, read-only here: grader/caches.py), copied where matplotlib may
+    write (it ignores a read-only folder); without it every sandbox scans the system's fonts
+    again. ``work_root`` None: the warm-up outside, which writes the font list there."""
+    prepared = os.environ.get("WORKSHOP_MATPLOTLIB", "")
+    if work_root is None or not os.path.isdir(prepared):
+        return
+    mine = os.path.join(work_root, ".matplotlib")
+    shutil.copytree(prepared, mine, dirs_exist_ok=True)
+    os.environ["MPLCONFIGDIR"] = mine
+
+
+def _without_bytecode() -> int:
+    """How many imported modules Python had to compile from source: no bytecode beside them
+    (or in ``PYTHONPYCACHEPREFIX``) that matches the source's time and size."""
+    import importlib.util
+
+    missing, here = 0, os.path.dirname(os.path.abspath(__file__))
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or not path.endswith(".py"):
+            continue
+        if os.path.dirname(os.path.abspath(path)) == here:
+            continue  # this file and its siblings: mounted alone in the sandbox, compiled there
+        try:
+            with open(importlib.util.cache_from_source(path), "rb") as f:
+                header = f.read(16)
+            stat = os.stat(path)
+        except (OSError, ValueError):
+            missing += 1
+            continue
+        flags, mtime, size = (int.from_bytes(header[i : i + 4], "little") for i in (4, 8, 12))
+        fresh = mtime == int(stat.st_mtime) & 0xFFFFFFFF and size == stat.st_size & 0xFFFFFFFF
+        missing += not (flags or fresh)  # flags: a hash-based file, checked by the import
+    return missing
 
 
 def _preload_embeddings(path: str | None) -> None:
@@ -331,7 +402,9 @@ def main(argv: list[str]) -> int:
     """Serve the grader's commands until they end (``--warm-up-only``: import, then exit; the
     grader runs that outside the sandbox to compile the bytecode, see grader/caches.py)."""
     if argv[1:] == ["--warm-up-only"]:
+        _matplotlib_config(None)
         _warm_up()
+        print(json.dumps({"without_bytecode": _without_bytecode()}))
         return 0
     commands_fd, events_fd, work_root, template = int(argv[1]), int(argv[2]), argv[3], argv[4]
     _protect_runner()
@@ -340,6 +413,7 @@ def main(argv: list[str]) -> int:
     out = os.fdopen(events_fd, "w", encoding="utf-8")
     commands = os.fdopen(commands_fd, "r", encoding="utf-8")
     os.makedirs(work_root, exist_ok=True)
+    _matplotlib_config(work_root)
     _warm_up()
     _preload_embeddings(settings.get("embeddings"))
     _send(out, {"event": "ready"})

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import psutil
 
-from grader.caches import harness_dir, ready_embeddings, ready_pycache
+from grader.caches import harness_dir, ready_embeddings, ready_matplotlib, ready_pycache
 
 __all__ = [
     "Limits",
@@ -245,6 +245,9 @@ class Sandbox:
                 cmd += ["--tmpfs", str(compiled), "--remount-ro", str(compiled)]
         if embeddings is not None:
             cmd += ["--ro-bind", str(embeddings), "/embeddings.json"]
+        matplotlib = ready_matplotlib()
+        if matplotlib is not None:
+            cmd += ["--ro-bind", str(matplotlib), str(matplotlib)]
         cmd += ["--ro-bind", str(self.template), "/template"]
         for path in RUNNER_FILES:
             cmd += ["--ro-bind", str(path), f"/runner/{path.name}"]
@@ -261,6 +264,9 @@ class Sandbox:
         pycache = ready_pycache()
         if pycache is not None:  # compiled outside, read-only here (grader/caches.py)
             env["PYTHONPYCACHEPREFIX"] = str(pycache)
+        matplotlib = ready_matplotlib()
+        if matplotlib is not None:  # its font list, read-only here (grader/caches.py)
+            env["WORKSHOP_MATPLOTLIB"] = str(matplotlib)
         return env
 
     # --- life cycle ----------------------------------------------------------------------

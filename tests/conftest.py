@@ -141,6 +141,35 @@ def template(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def sandbox_caches() -> None:
+    """What grading prepares once per environment for its sandboxes (grader/caches.py: where
+    the bytecode of their imports is, matplotlib's font list), for tests that start sandboxes
+    themselves rather than through ``grade_batch`` or ``check_notebook``."""
+    from grader.caches import prepare_bytecode
+
+    prepare_bytecode()
+
+
+@pytest.fixture(scope="session")
+def warm_runners(template, sandbox_caches, tmp_path_factory):
+    """Two sandboxed grading runners kept warm for the whole session
+    (:class:`grader.execute.WarmRunner`), each running one notebook at a time, each notebook
+    in a fresh process with a fresh copy of :func:`template`: the notebook sweeps of
+    test_notebooks.py and test_grader_probes.py run hundreds of notebooks through them
+    without starting a sandbox per notebook or per batch. Use each from one thread at a time."""
+    from grader.execute import WarmRunner
+    from grader.sandbox import Limits
+
+    limits = Limits(deadline_s=7 * 24 * 3600)  # a runner's deadline counts from its start
+    runners = [
+        WarmRunner(tmp_path_factory.mktemp(f"warm-runner-{i}"), template, limits) for i in range(2)
+    ]
+    yield runners
+    for runner in runners:
+        runner.close()
+
+
+@pytest.fixture(scope="session")
 def harness(tmp_path_factory, backend_name, request):
     """A prepared harness (demo data, catalog facts, skills, tools) shared by the session."""
     import agent_harness

@@ -11,7 +11,6 @@ import importlib.util
 import json
 import os
 import shutil
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,10 +18,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.grade import cut_after, load_sources, run_notebooks, score_notebook
+from grader.grade import cut_after, load_sources, score_notebook
 from grader.jupyter import assemble, execute, score
 from grader.release import ROOT, release_notebook, stale_notebooks
-from grader.sandbox import Limits
 
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 NAMES = [p.stem for p in SOLUTIONS]
@@ -231,12 +229,13 @@ def test_every_todo_has_enough_mutants(path):
 
 class _MutantRuns(dict):
     """Each mutant's run WITH the hidden tests (as stock nbgrader scores), made on first use,
-    all the mutants of one notebook at a time, in two sandboxes that each run their share one
-    after the other (the runner warms up once per sandbox, not once per mutant)."""
+    all the mutants of one notebook at a time, shared between the session's two warm runners
+    (conftest.py's ``warm_runners``), each running its share one after the other (each run in
+    a fresh process with a fresh copy of the database)."""
 
-    def __init__(self, template: Path, scratch: Path) -> None:
+    def __init__(self, runners) -> None:
         super().__init__()
-        self.template, self.scratch = template, scratch
+        self.runners = runners
 
     def __missing__(self, key):
         name = key[0]
@@ -253,33 +252,22 @@ class _MutantRuns(dict):
                     answers,
                 )
             )
-        chunks = [list(range(len(jobs)))[i::2] for i in range(2)]
+        shares = len(self.runners)
+        chunks = [list(range(len(jobs)))[i::shares] for i in range(shares)]
 
-        def run(indexes):
-            job = Path(tempfile.mkdtemp(prefix="mutants-", dir=self.scratch))
-            try:
-                return run_notebooks(
-                    [jobs[i] for i in indexes],
-                    job,
-                    self.template,
-                    Limits(),
-                    120,
-                    600,
-                    hidden_tests=True,
-                )
-            finally:
-                shutil.rmtree(job, ignore_errors=True)
+        def run(runner, indexes):
+            return runner.run([jobs[i] for i in indexes], 120, 600, hidden_tests=True)
 
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            for indexes, runs in zip(chunks, pool.map(run, chunks)):
+        with ThreadPoolExecutor(max_workers=shares) as pool:
+            for indexes, runs in zip(chunks, pool.map(run, self.runners, chunks)):
                 for i, notebook_run in zip(indexes, runs):
                     self[todo[i][:3]] = (jobs[i][0], notebook_run)
         return self[key]
 
 
 @pytest.fixture(scope="module")
-def mutant_runs(template, tmp_path_factory) -> _MutantRuns:
-    return _MutantRuns(template, tmp_path_factory.mktemp("mutant-jobs"))
+def mutant_runs(warm_runners) -> _MutantRuns:
+    return _MutantRuns(warm_runners)
 
 
 @pytest.mark.parametrize(
