@@ -151,6 +151,18 @@ def _run_one(runner: _Runner, source: Source, cells: list[dict], limits: dict) -
             return run
 
 
+def _warm_up_for(sources) -> list[str]:
+    """The runner's warm-up groups these notebooks call for (their code, hidden tests and
+    probes included; ``grader/runner.py``'s ``WARM_UP``)."""
+    from grader.runner import warm_up_groups
+
+    code = []
+    for source in sources:
+        code += [cell.source for cell in source.notebook.cells if cell.cell_type == "code"]
+        code += [probe.code for probes in source.probes.values() for probe in probes]
+    return warm_up_groups("\n".join(code))
+
+
 class WarmRunner:
     """A sandboxed runner kept warm for several calls of :meth:`run` (its imports, the
     embedding model and the preloaded vectors are paid once), started on first use and
@@ -162,19 +174,29 @@ class WarmRunner:
         template: The prepared database folder every notebook copies.
         limits: The sandbox's limits (``deadline_s`` counts from the runner's start).
         use_bwrap: None = use bubblewrap when available.
+        warm_everything: Warm up for every notebook; else for those of the first call (a
+            later notebook imports what they did not need, as in any kernel).
     """
 
     def __init__(
-        self, job_dir: Path, template: Path, limits: Limits, use_bwrap: bool | None = None
+        self,
+        job_dir: Path,
+        template: Path,
+        limits: Limits,
+        use_bwrap: bool | None = None,
+        warm_everything: bool = False,
     ):
         self.job_dir, self.template, self.limits = Path(job_dir), Path(template), limits
-        self.use_bwrap = use_bwrap
+        self.use_bwrap, self.warm_everything = use_bwrap, warm_everything
         self._sandbox: Sandbox | None = None
         self._runner: _Runner | None = None
 
-    def _start(self) -> bool:
+    def _start(self, jobs: list) -> bool:
         self.close()
-        self._sandbox = Sandbox(self.job_dir, self.template, self.limits, self.use_bwrap)
+        groups = None if self.warm_everything else _warm_up_for(source for source, _ in jobs)
+        self._sandbox = Sandbox(
+            self.job_dir, self.template, self.limits, self.use_bwrap, warm_up=groups
+        )
         self._sandbox.__enter__()
         self._runner = _Runner(self._sandbox)
         ready = self._runner.next(120)
@@ -202,7 +224,7 @@ class WarmRunner:
             per_notebook["collect_embeddings"] = True
         todo = list(jobs)
         while todo:
-            if not self._alive() and not self._start():
+            if not self._alive() and not self._start(todo):
                 runs += [NotebookRun(reason="the grading runner did not start") for _ in todo]
                 return runs
             source, answers = todo.pop(0)

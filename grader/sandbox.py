@@ -186,12 +186,19 @@ class Sandbox:
         template: A prepared embedded database folder, copied for every notebook.
         limits: The resource limits.
         use_bwrap: None = use bubblewrap when available.
+        warm_up: The runner's warm-up groups (``grader/runner.py``, ``WARM_UP``); None = all.
     """
 
     def __init__(
-        self, job_dir: Path, template: Path, limits: Limits, use_bwrap: bool | None = None
+        self,
+        job_dir: Path,
+        template: Path,
+        limits: Limits,
+        use_bwrap: bool | None = None,
+        warm_up: list[str] | None = None,
     ):
         self.job_dir = Path(job_dir).resolve()
+        self.warm_up = warm_up
         self.template = Path(template).resolve()
         self.limits = limits
         self.use_bwrap = bwrap_available() if use_bwrap is None else use_bwrap
@@ -217,6 +224,7 @@ class Sandbox:
                 "cpu_seconds": self.limits.cpu_seconds,
                 "nproc": self._nproc or None,
                 "embeddings": inside if embeddings else None,
+                "warm_up": self.warm_up,
             }
         )
         pycache = ready_pycache()

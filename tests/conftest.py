@@ -168,7 +168,8 @@ def warm_runners(template, sandbox_caches, tmp_path_factory):
 
     limits = Limits(deadline_s=7 * 24 * 3600)  # a runner's deadline counts from its start
     runners = [
-        WarmRunner(tmp_path_factory.mktemp(f"warm-runner-{i}"), template, limits) for i in range(2)
+        WarmRunner(tmp_path_factory.mktemp(f"warm-runner-{i}"), template, limits, None, True)
+        for i in range(2)
     ]
     yield runners
     for runner in runners:
