@@ -31,6 +31,7 @@ Two channels, one JSON object per line:
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import secrets
@@ -431,6 +432,10 @@ def main(argv: list[str]) -> int:
     _warm_up(groups)
     if groups is None or "agent_harness" in groups:  # else nothing here embeds
         _preload_embeddings(settings.get("embeddings"))
+    # What the warm-up made is shared with every notebook's process until either writes to
+    # it; the collector visiting it all in a child would copy every page it sits on.
+    gc.collect()
+    gc.freeze()
     _send(out, {"event": "ready"})
     for line in commands:
         command = json.loads(line)
