@@ -44,6 +44,8 @@ __all__ = [
     "prepare_bytecode",
     "pycache_dir",
     "ready_pycache",
+    "matplotlib_dir",
+    "ready_matplotlib",
     "prepare_embeddings",
     "find_embeddings",
     "ready_embeddings",
@@ -108,40 +110,79 @@ def pycache_dir() -> Path:
 def _bytecode_key(package_root: str) -> str:
     site = [p for p in sys.path if p.endswith("site-packages")]
     stamp = [f"{p}:{os.stat(p).st_mtime_ns}" for p in site if os.path.isdir(p)]
-    key = "\n".join([sys.version, package_root, library_digest(), *stamp])
+    runner = [Path(__file__).with_name(f"{n}.py").read_bytes() for n in ("runner", "runner_child")]
+    warm_up = hashlib.sha256(b"".join(runner)).hexdigest()  # what the warm-up imports
+    key = "\n".join([sys.version, package_root, library_digest(), warm_up, *stamp])
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def prepare_bytecode() -> Path | None:
-    """Compile what the runner imports into :func:`pycache_dir` (once per environment and
-    library version: a run of the runner's warm-up, outside the sandbox); None if it failed
-    (the sandbox then compiles from source, as before)."""
-    from grader.sandbox import RUNNER, _environment, _package_root
+def matplotlib_dir() -> Path:
+    """Where the warm-up leaves matplotlib's font list (the runner copies it into the
+    sandbox, where matplotlib would otherwise scan the system's fonts at every start)."""
+    return cache_root() / "matplotlib"
 
-    folder = pycache_dir()
-    marker = folder / f".ready-{_bytecode_key(_package_root())}"
-    if marker.exists():
-        _READY["folder"] = folder
-        return folder
-    folder.mkdir(parents=True, exist_ok=True)
-    env = _environment(str(Path(tempfile.gettempdir())))
-    env["PYTHONPYCACHEPREFIX"] = str(folder)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+
+#: The marker's text when the environment's own bytecode serves the sandbox.
+IN_PLACE = "in place"
+
+
+def _warm_up(env: dict) -> int | None:
+    """Run the runner's warm-up outside the sandbox; how many of the modules it imported had
+    no usable bytecode (None if it failed)."""
+    from grader.sandbox import RUNNER
+
     try:
         done = subprocess.run(
             [sys.executable, str(RUNNER), "--warm-up-only"],
             env=env,
             capture_output=True,
+            text=True,
             timeout=300,
             stdin=subprocess.DEVNULL,
         )
-    except (OSError, subprocess.SubprocessError):
+        return int(json.loads(done.stdout.strip().splitlines()[-1])["without_bytecode"])
+    except (OSError, subprocess.SubprocessError, ValueError, LookupError, TypeError):
         return None
-    if done.returncode != 0:
-        return None
-    marker.touch()
-    _READY["folder"] = folder
-    return folder
+
+
+def prepare_bytecode() -> Path | None:
+    """Bytecode for what the sandboxed runner imports (once per environment and library
+    version, by a run of the runner's warm-up outside the sandbox): the environment's own when
+    it has it for every module (``setup/bootstrap.py`` compiles the packages and the project
+    when it installs), else compiled into :func:`pycache_dir`, which the sandbox then reads
+    (``PYTHONPYCACHEPREFIX``). Returns where the bytecode is (``sys.prefix`` for the
+    environment's own); None if it failed (the sandbox then compiles from source)."""
+    from grader.sandbox import _environment, _package_root
+
+    folder = pycache_dir()
+    marker = folder / f".ready-{_bytecode_key(_package_root())}"
+    if marker.exists():
+        return _ready_bytecode(marker.read_text(encoding="utf-8") == IN_PLACE)
+    folder.mkdir(parents=True, exist_ok=True)
+    env = _environment(str(Path(tempfile.gettempdir())))
+    env["MPLCONFIGDIR"] = str(matplotlib_dir())  # the font list, see runner._matplotlib_config
+    in_place = _warm_up(env) == 0  # reads only: PYTHONDONTWRITEBYTECODE is set
+    if not in_place:
+        env["PYTHONPYCACHEPREFIX"] = str(folder)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if _warm_up(env) is None:
+            return None
+    marker.write_text(IN_PLACE if in_place else "prefix", encoding="utf-8")
+    return _ready_bytecode(in_place)
+
+
+def _ready_bytecode(in_place: bool) -> Path:
+    """Note for this process's sandboxes where their bytecode is; return that place."""
+    _READY["bytecode"] = sys.prefix if in_place else pycache_dir()
+    if not in_place:
+        _READY["folder"] = pycache_dir()
+    return Path(_READY["bytecode"])
+
+
+def ready_matplotlib() -> Path | None:
+    """The prepared matplotlib folder the sandboxes copy (None until prepared)."""
+    folder = matplotlib_dir()
+    return folder if "bytecode" in _READY and folder.is_dir() else None
 
 
 def ready_pycache() -> Path | None:

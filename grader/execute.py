@@ -21,7 +21,7 @@ from grader.results import Status
 from grader.sandbox import Limits, Sandbox
 from grader.sources import Source
 
-__all__ = ["NotebookRun", "run_notebooks", "run_submission", "prepare_template"]
+__all__ = ["NotebookRun", "WarmRunner", "run_notebooks", "run_submission", "prepare_template"]
 
 
 @dataclass
@@ -151,6 +151,100 @@ def _run_one(runner: _Runner, source: Source, cells: list[dict], limits: dict) -
             return run
 
 
+def _warm_up_for(sources) -> list[str]:
+    """The runner's warm-up groups these notebooks call for (their code, hidden tests and
+    probes included; ``grader/runner.py``'s ``WARM_UP``)."""
+    from grader.runner import warm_up_groups
+
+    code = []
+    for source in sources:
+        code += [cell.source for cell in source.notebook.cells if cell.cell_type == "code"]
+        code += [probe.code for probes in source.probes.values() for probe in probes]
+    return warm_up_groups("\n".join(code))
+
+
+class WarmRunner:
+    """A sandboxed runner kept warm for several calls of :meth:`run` (its imports, the
+    embedding model and the preloaded vectors are paid once), started on first use and
+    started again when it dies. ``workshop grade`` uses one per submission; the tests run
+    their sweeps of hundreds of notebooks through a few (tests/conftest.py, ``warm_runners``).
+
+    Args:
+        job_dir: The runner's own writable folder (created empty by the caller).
+        template: The prepared database folder every notebook copies.
+        limits: The sandbox's limits (``deadline_s`` counts from the runner's start).
+        use_bwrap: None = use bubblewrap when available.
+        warm_everything: Warm up for every notebook; else for those of the first call (a
+            later notebook imports what they did not need, as in any kernel).
+    """
+
+    def __init__(
+        self,
+        job_dir: Path,
+        template: Path,
+        limits: Limits,
+        use_bwrap: bool | None = None,
+        warm_everything: bool = False,
+    ):
+        self.job_dir, self.template, self.limits = Path(job_dir), Path(template), limits
+        self.use_bwrap, self.warm_everything = use_bwrap, warm_everything
+        self._sandbox: Sandbox | None = None
+        self._runner: _Runner | None = None
+
+    def _start(self, jobs: list) -> bool:
+        self.close()
+        groups = None if self.warm_everything else _warm_up_for(source for source, _ in jobs)
+        self._sandbox = Sandbox(
+            self.job_dir, self.template, self.limits, self.use_bwrap, warm_up=groups
+        )
+        self._sandbox.__enter__()
+        self._runner = _Runner(self._sandbox)
+        ready = self._runner.next(120)
+        return bool(ready) and ready.get("event") == "ready"
+
+    def _alive(self) -> bool:
+        sandbox = self._sandbox
+        return sandbox is not None and sandbox.process.poll() is None and not sandbox.killed_because
+
+    def run(
+        self,
+        jobs: list[tuple[Source, Answers | dict[str, str] | None]],
+        timeout_cell: float,
+        timeout_notebook: float,
+        hidden_tests: bool = False,
+        collect_embeddings: bool = False,
+    ) -> list[NotebookRun]:
+        """Run notebooks one after the other, each in a fresh process with a fresh copy of the
+        database; a runner that dies (killed by a limit, or by the submission) is replaced for
+        the notebooks still to run: one notebook's crash does not cost the others. Arguments
+        as :func:`run_notebooks`."""
+        runs: list[NotebookRun] = []
+        per_notebook = {"timeout_cell": timeout_cell, "timeout_notebook": timeout_notebook}
+        if collect_embeddings:
+            per_notebook["collect_embeddings"] = True
+        todo = list(jobs)
+        while todo:
+            if not self._alive() and not self._start(todo):
+                runs += [NotebookRun(reason="the grading runner did not start") for _ in todo]
+                return runs
+            source, answers = todo.pop(0)
+            cells = assemble(source, answers, hidden_tests)
+            runs.append(_run_one(self._runner, source, cells, per_notebook))
+        return runs
+
+    def close(self) -> None:
+        """Stop the runner and everything it started."""
+        if self._sandbox is not None:
+            self._sandbox.__exit__(None, None, None)
+        self._sandbox = self._runner = None
+
+    def __enter__(self) -> WarmRunner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 def run_notebooks(
     jobs: list[tuple[Source, Answers | dict[str, str] | None]],
     job_dir: Path,
@@ -177,25 +271,8 @@ def run_notebooks(
     Returns:
         One :class:`NotebookRun` per job, in order.
     """
-    runs: list[NotebookRun] = []
-    per_notebook = {"timeout_cell": timeout_cell, "timeout_notebook": timeout_notebook}
-    if collect_embeddings:
-        per_notebook["collect_embeddings"] = True
-    todo = list(jobs)
-    while todo:
-        with Sandbox(job_dir, template, limits, use_bwrap) as sandbox:
-            runner = _Runner(sandbox)
-            ready = runner.next(120)
-            if not ready or ready.get("event") != "ready":
-                runs += [NotebookRun(reason="the grading runner did not start") for _ in todo]
-                return runs
-            while todo:
-                source, answers = todo.pop(0)
-                cells = assemble(source, answers, hidden_tests)
-                runs.append(_run_one(runner, source, cells, per_notebook))
-                if sandbox.process.poll() is not None or sandbox.killed_because:
-                    break
-    return runs
+    with WarmRunner(job_dir, template, limits, use_bwrap) as runner:
+        return runner.run(jobs, timeout_cell, timeout_notebook, hidden_tests, collect_embeddings)
 
 
 def run_submission(

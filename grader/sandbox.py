@@ -37,7 +37,7 @@ from pathlib import Path
 
 import psutil
 
-from grader.caches import harness_dir, ready_embeddings, ready_pycache
+from grader.caches import harness_dir, ready_embeddings, ready_matplotlib, ready_pycache
 
 __all__ = [
     "Limits",
@@ -186,12 +186,19 @@ class Sandbox:
         template: A prepared embedded database folder, copied for every notebook.
         limits: The resource limits.
         use_bwrap: None = use bubblewrap when available.
+        warm_up: The runner's warm-up groups (``grader/runner.py``, ``WARM_UP``); None = all.
     """
 
     def __init__(
-        self, job_dir: Path, template: Path, limits: Limits, use_bwrap: bool | None = None
+        self,
+        job_dir: Path,
+        template: Path,
+        limits: Limits,
+        use_bwrap: bool | None = None,
+        warm_up: list[str] | None = None,
     ):
         self.job_dir = Path(job_dir).resolve()
+        self.warm_up = warm_up
         self.template = Path(template).resolve()
         self.limits = limits
         self.use_bwrap = bwrap_available() if use_bwrap is None else use_bwrap
@@ -217,6 +224,7 @@ class Sandbox:
                 "cpu_seconds": self.limits.cpu_seconds,
                 "nproc": self._nproc or None,
                 "embeddings": inside if embeddings else None,
+                "warm_up": self.warm_up,
             }
         )
         pycache = ready_pycache()
@@ -245,6 +253,9 @@ class Sandbox:
                 cmd += ["--tmpfs", str(compiled), "--remount-ro", str(compiled)]
         if embeddings is not None:
             cmd += ["--ro-bind", str(embeddings), "/embeddings.json"]
+        matplotlib = ready_matplotlib()
+        if matplotlib is not None:
+            cmd += ["--ro-bind", str(matplotlib), str(matplotlib)]
         cmd += ["--ro-bind", str(self.template), "/template"]
         for path in RUNNER_FILES:
             cmd += ["--ro-bind", str(path), f"/runner/{path.name}"]
@@ -261,6 +272,9 @@ class Sandbox:
         pycache = ready_pycache()
         if pycache is not None:  # compiled outside, read-only here (grader/caches.py)
             env["PYTHONPYCACHEPREFIX"] = str(pycache)
+        matplotlib = ready_matplotlib()
+        if matplotlib is not None:  # its font list, read-only here (grader/caches.py)
+            env["WORKSHOP_MATPLOTLIB"] = str(matplotlib)
         return env
 
     # --- life cycle ----------------------------------------------------------------------

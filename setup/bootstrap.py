@@ -169,7 +169,9 @@ def install() -> None:
         options, extra_env = pip_sources()
         env = {**os.environ, **extra_env}
         uv_pip = (uv, "pip", "install", "--quiet", "--python", PYTHON, *options)
-        for what, command in ((lock_step, (*uv_pip, *locked)), (project_step, (*uv_pip, *project))):
+        # compiled as pip compiles (uv does not by default): see compile_bytecode
+        lock_command = (*uv_pip, "--compile-bytecode", *locked)
+        for what, command in ((lock_step, lock_command), (project_step, (*uv_pip, *project))):
             if run_showing_progress(f"{what} with uv", command, env).returncode != 0:
                 say(f"uv failed ({' '.join(map(str, command))}): installing with pip instead")
                 break
@@ -180,10 +182,35 @@ def install() -> None:
     run(*pip, *project, what=f"{project_step} with pip")
 
 
+#: Part of the stamp: what an install does besides the lock (an environment installed before
+#: the packages were compiled is installed once more, which compiles them).
+INSTALL_RECIPE = b"packages compiled to bytecode"
+
+#: The project's own packages, compiled in place by :func:`compile_bytecode`.
+PROJECT_PACKAGES = ("agent_harness", "grader")
+
+
+def compile_bytecode() -> None:
+    """Compile the project's own modules (the packages are compiled when they install).
+
+    Every Python process, each notebook's kernel, each sandbox of the grader (which cannot
+    write ``__pycache__``), otherwise compiles what it imports from source when bytecode may
+    not be written (``PYTHONDONTWRITEBYTECODE``, a read-only checkout): seconds per process.
+    Up-to-date files are skipped; a failure only costs that time.
+    """
+    folders = [str(ROOT / name) for name in PROJECT_PACKAGES]
+    subprocess.run(
+        [str(PYTHON), "-m", "compileall", "-q", "-j", "0", *folders],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 def ensure_installed(kit: Path | None = None) -> None:
     """Install unless this lock and pyproject.toml were installed last time (the stamp), from
     the package index, or from a room kit (see install_from_kit)."""
-    digest = hashlib.sha256(LOCK.read_bytes() + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    locked = LOCK.read_bytes() + (ROOT / "pyproject.toml").read_bytes()
+    digest = hashlib.sha256(locked + INSTALL_RECIPE).hexdigest()
     if STAMP.exists() and STAMP.read_text() == digest:
         say(f"{LOCK.name} already installed")
         return
@@ -355,9 +382,11 @@ def main(argv: list[str]) -> None:
     if mode == "test":
         ensure_sandbox()
         ensure_installed(kit)
+        compile_bytecode()
         hand_over([PYTHON, "-m", "pytest", *argv[1:]], env)
     elif mode in ("start", "setup"):
         ensure_installed(kit)
+        compile_bytecode()
         run(PYTHON, "-m", "agent_harness.cli", "setup", env=env)
         if mode == "start" and "--no-lab" not in argv:
             hand_over([PYTHON, "-m", "agent_harness.cli", "lab", *argv[1:]], env)

@@ -6,11 +6,11 @@ process). The prepared database (:func:`template`) is made ONCE per run, by whic
 needs it first, under a file lock in the folder all workers share; every notebook run and
 every worker's harness copies it. The modules in :data:`GROUPED` have expensive
 module-scoped fixtures (a grading batch; the probe runs and the mutant runs, made one notebook
-at a time, several runs per warm sandbox; the retrieval evaluation's catalogue): their tests
-go to a worker together, the whole module or one notebook's tests as one unit
-(:func:`pytest_xdist_make_scheduler`), so no worker repeats a run; every other test is sent
-on its own. (xdist's own ``--dist loadgroup`` would do this with marks, but with pytest 9.2 it
-silently stops grouping: pytest-xdist issue #1386.)
+at a time through the session's two warm runners, :func:`warm_runners`; the retrieval
+evaluation's catalogue): their tests go to a worker together, the whole module or one
+notebook's tests as one unit (:func:`pytest_xdist_make_scheduler`), so no worker repeats a
+run; every other test is sent on its own. (xdist's own ``--dist loadgroup`` would do this
+with marks, but with pytest 9.2 it silently stops grouping: pytest-xdist issue #1386.)
 
 Oracle variants: tests parametrised with ``backend_name`` run on Oracle only when
 ``WORKSHOP_ORACLE_DSN`` points at a reachable database (the GitHub Actions Oracle job);
@@ -40,10 +40,15 @@ GROUPED = {
     "tests/test_grader.py": "module",
     "tests/test_grader_probes.py": "notebook",
     "tests/test_notebooks.py": "notebook",
+    "tests/test_check_tracebacks.py": "notebook",
     "tests/test_tool_retrieval_eval.py": "module",  # one 200-tool catalogue, loaded once
     "tests/test_mcp_interop.py": "module",  # two `workshop mcp --http` processes, started once
     "tests/test_kit.py": "module",  # one kit built and installed offline, shared
 }
+#: Modules whose notebook units are another module's: their tests of a notebook go with that
+#: module's (test_check_tracebacks.py reads the Jupyter run of the untouched student notebook
+#: that test_notebooks.py makes, ``student_notebook_runs``).
+SHARES_UNITS_WITH = {"tests/test_check_tracebacks.py": "tests/test_notebooks.py"}
 NOTEBOOK_IN_ID = re.compile(r"\[(?:\w+:)?(\d\d_\w+?)[:\]]")
 
 
@@ -54,7 +59,8 @@ def work_unit(nodeid: str) -> str:
     if how == "module":
         return module
     notebook = NOTEBOOK_IN_ID.search(nodeid) if how == "notebook" else None
-    return f"{module}::{notebook.group(1)}" if notebook else nodeid
+    unit = SHARES_UNITS_WITH.get(module, module)
+    return f"{unit}::{notebook.group(1)}" if notebook else nodeid
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -139,6 +145,58 @@ def template(tmp_path_factory) -> Path:
             prepare_template(folder)
             ready.touch()
     return folder
+
+
+@pytest.fixture(scope="session")
+def sandbox_caches() -> None:
+    """What grading prepares once per environment for its sandboxes (grader/caches.py: where
+    the bytecode of their imports is, matplotlib's font list), for tests that start sandboxes
+    themselves rather than through ``grade_batch`` or ``check_notebook``."""
+    from grader.caches import prepare_bytecode
+
+    prepare_bytecode()
+
+
+@pytest.fixture(scope="session")
+def warm_runners(template, sandbox_caches, tmp_path_factory):
+    """Two sandboxed grading runners kept warm for the whole session
+    (:class:`grader.execute.WarmRunner`), each running one notebook at a time, each notebook
+    in a fresh process with a fresh copy of :func:`template`: the notebook sweeps of
+    test_notebooks.py and test_grader_probes.py run hundreds of notebooks through them
+    without starting a sandbox per notebook or per batch. Use each from one thread at a time."""
+    from grader.execute import WarmRunner
+    from grader.sandbox import Limits
+
+    limits = Limits(deadline_s=7 * 24 * 3600)  # a runner's deadline counts from its start
+    runners = [
+        WarmRunner(tmp_path_factory.mktemp(f"warm-runner-{i}"), template, limits, None, True)
+        for i in range(2)
+    ]
+    yield runners
+    for runner in runners:
+        runner.close()
+
+
+@pytest.fixture(scope="session")
+def student_notebook_runs(template, tmp_path_factory):
+    """Each untouched student notebook (as released), executed once per session in a fresh
+    Jupyter kernel (nbclient and ipykernel, as JupyterLab runs it), by notebook name:
+    ``(executed notebook, status)``, what an attendee sees after Run All before filling
+    anything in. test_notebooks.py and test_check_tracebacks.py read the same run (their
+    tests of a notebook go to one worker, :data:`SHARES_UNITS_WITH`); read it, never change it."""
+    import nbformat
+
+    from grader.jupyter import execute
+    from grader.release import ROOT, release_notebook
+
+    class Runs(dict):
+        def __missing__(self, name: str):
+            source = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
+            workdir = tmp_path_factory.mktemp(f"student-{name}")
+            self[name] = execute(release_notebook(source), workdir, template, timeout_cell=120)
+            return self[name]
+
+    return Runs()
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agent_harness.lab import lab_command
+from tests.deadlines import PATIENCE_S, wait_for
 
 __all__ = ["MISSING", "Lab", "browser", "running_lab"]
 
@@ -49,18 +50,16 @@ class Lab:
 
     def open(self, name: str, settle: float = 2.0) -> None:
         """Open notebook ``name`` and wait until its kernel is idle."""
+        self.driver.get(f"{self.url}/lab/tree/{name}?token={TOKEN}")
+        wait_for(self.idle, f"the kernel of {name} becoming idle", every=0.5)
+        time.sleep(settle)
+
+    def idle(self) -> bool:
+        """Whether the status bar shows the kernel idle."""
         from selenium.webdriver.common.by import By
 
-        self.driver.get(f"{self.url}/lab/tree/{name}?token={TOKEN}")
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            status = self.driver.find_elements(By.CSS_SELECTOR, ".jp-StatusBar-Widget")
-            if any("Idle" in s.text for s in status):
-                break
-            time.sleep(0.5)
-        else:
-            raise TimeoutError(f"the kernel of {name} did not become idle")
-        time.sleep(settle)
+        status = self.driver.find_elements(By.CSS_SELECTOR, ".jp-StatusBar-Widget")
+        return any("Idle" in s.text for s in status)
 
     def dirty(self) -> bool:
         """Whether the current notebook's tab shows unsaved changes."""
@@ -79,14 +78,35 @@ class Lab:
         from selenium.webdriver.common.by import By
         from selenium.webdriver.common.keys import Keys
 
-        cells = self.driver.find_elements(By.CSS_SELECTOR, ".jp-CodeCell")
-        cell = next(c for c in cells if containing in c.text)
+        cell = wait_for(lambda: self._code_cell(containing), f"a code cell holding {containing!r}")
         self.driver.execute_script("arguments[0].scrollIntoView();", cell)
-        cell.find_element(By.CSS_SELECTOR, ".cm-content").click()
+        # JupyterLab draws a cell's editor when it comes into view, later on a busy machine
+        editor = wait_for(
+            lambda: cell.find_elements(By.CSS_SELECTOR, ".cm-content"),
+            f"the editor of the cell holding {containing!r}",
+        )
+        editor[0].click()
         chain = ActionChains(self.driver)
         chain.key_down(Keys.CONTROL).send_keys(Keys.END).key_up(Keys.CONTROL)
         chain.send_keys(Keys.END, Keys.ENTER, text).perform()
         time.sleep(0.5)
+
+    def _code_cell(self, containing: str):
+        """The first code cell whose source holds ``containing`` (None while none does).
+
+        Its text is read from the DOM (``textContent``), not as displayed: JupyterLab lays out
+        cells outside the window lazily, and a cell not drawn yet shows no text to Selenium.
+        """
+        from selenium.common.exceptions import StaleElementReferenceException
+        from selenium.webdriver.common.by import By
+
+        try:
+            for cell in self.driver.find_elements(By.CSS_SELECTOR, ".jp-CodeCell"):
+                if containing in (cell.get_attribute("textContent") or ""):
+                    return cell
+        except StaleElementReferenceException:  # redrawn meanwhile: look again
+            pass
+        return None
 
     def save(self) -> None:
         """Ctrl+S, then wait until the tab is no longer dirty."""
@@ -96,12 +116,10 @@ class Lab:
         ActionChains(self.driver).key_down(Keys.CONTROL).send_keys("s").key_up(
             Keys.CONTROL
         ).perform()
-        deadline = time.monotonic() + 20
-        while self.dirty() and time.monotonic() < deadline:
-            time.sleep(0.3)
+        wait_for(lambda: not self.dirty(), "the notebook saved (its tab no longer dirty)")
         time.sleep(1)
 
-    def run_all(self, wait: float = 60.0) -> None:
+    def run_all(self, wait: float = PATIENCE_S) -> None:
         """Run > Run All Cells, then wait until the kernel is idle again."""
         from selenium.webdriver.common.by import By
 
@@ -115,12 +133,7 @@ class Lab:
         )
         item.click()
         time.sleep(2)
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            status = self.driver.find_elements(By.CSS_SELECTOR, ".jp-StatusBar-Widget")
-            if any("Idle" in s.text for s in status):
-                break
-            time.sleep(0.5)
+        wait_for(self.idle, "the kernel idle after Run All Cells", wait, every=0.5)
         time.sleep(1)
 
     def screenshot(self, path: Path) -> Path:
@@ -182,7 +195,7 @@ def running_lab(
         process = subprocess.Popen(command, env=environment, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + PATIENCE_S
         while True:
             try:
                 urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2).read()

@@ -16,6 +16,7 @@ import nbformat
 import pytest
 
 from grader.release import BACKUPS, ROOT, release_all, stale_notebooks
+from tests.deadlines import wait_for
 from tests.jupyterlab_browser import MISSING, running_lab
 
 pytestmark = [
@@ -44,7 +45,7 @@ def test_open_fill_in_save_then_release_keeps_the_work(classroom, tmp_path):
         lab.open("00_setup.ipynb")
         assert not lab.dirty(), "opening a released notebook must change nothing"
         lab.type_at_end_of_cell("def top_carriers_by_teu", MARKER)
-        assert lab.dirty()
+        wait_for(lab.dirty, "the typed line marking the notebook changed")
         lab.save()
         lab.screenshot(tmp_path / "saved.png")
     saved = (target / "00_setup.ipynb").read_text()

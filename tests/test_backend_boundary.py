@@ -23,6 +23,7 @@ import pytest
 from agent_harness.backends import ROLES, Backend
 from agent_harness.backends.connection import Connection, Dialect
 from agent_harness.backends.embedded import EmbeddedBackend
+from tests.deadlines import PATIENCE_S
 
 ROOT = Path(__file__).resolve().parent.parent
 BACKENDS = ROOT / "agent_harness" / "backends"
@@ -181,7 +182,7 @@ def test_an_embedded_transaction_holds_the_lock_against_other_threads(tmp_path):
             thread.join(0.3)
             assert seen == [], "another thread wrote inside this transaction"
             inside = backend.breakers.settings("test.")
-        thread.join(5)
+        thread.join(PATIENCE_S)
         assert seen and inside == {"test.mine": "1"}
         assert backend.breakers.settings("test.") == {"test.mine": "1", "test.other": "written"}
     finally:

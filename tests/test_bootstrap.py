@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.deadlines import PATIENCE_S
+
 ROOT = Path(__file__).resolve().parent.parent
 
 PIP_CONFIG = """\
@@ -61,6 +63,7 @@ def test_uv_installs_the_lock_with_hashes_and_pips_sources(bootstrap):
     assert ("--allow-insecure-host", "pypi.internal") in pairs
     assert ("--index-strategy", "unsafe-best-match") in pairs  # pip's rule: best version anywhere
     assert command[-3:] == ["--require-hashes", "-r", str(ROOT / "requirements.lock")]
+    assert "--compile-bytecode" in command  # as pip does: no process compiles from source
     assert env["SSL_CERT_FILE"] == "/etc/ssl/certs/ca.crt"
     assert installs[1][0][-3:] == ["--no-deps", "-e", str(ROOT)]
     assert not any(c[1:4] == ["-m", "pip", "install"] for c, _ in bootstrap.calls)  # no pip
@@ -87,6 +90,23 @@ def test_pip_installs_the_same_lock_when_asked_or_when_uv_fails(bootstrap, monke
     bootstrap.install()
     used = [c[0].rsplit("/", 1)[-1] + " " + c[1] for c, _ in bootstrap.calls]
     assert used[-2:] == [f"{Path(bootstrap.PYTHON).name} -m"] * 2, used
+
+
+@pytest.mark.parametrize("mode", ["test", "setup"])
+def test_the_project_is_compiled_before_anything_runs(bootstrap, monkeypatch, mode):
+    """Issue 31: with PYTHONDONTWRITEBYTECODE (or a read-only checkout) every kernel, test
+    process and grading sandbox compiled the project from source; bootstrap compiles it."""
+    for step in ("ensure_venv", "ensure_sandbox", "ensure_installed"):
+        monkeypatch.setattr(bootstrap, step, lambda: None)
+    handed = []
+    monkeypatch.setattr(bootstrap, "hand_over", lambda command, env: handed.append(command))
+    bootstrap.main([mode])
+    commands = [c for c, _ in bootstrap.calls]
+    compiled = [c for c in commands if c[1:3] == ["-m", "compileall"]]
+    assert compiled, commands
+    assert compiled[0][-2:] == [str(ROOT / "agent_harness"), str(ROOT / "grader")]
+    ran = handed[0] if handed else next(c for c in commands if "agent_harness.cli" in c)
+    assert ran[-1] in ("pytest", "setup") and commands.index(compiled[0]) == 0  # before it
 
 
 def test_a_changed_lock_or_pyproject_installs_again(bootstrap, monkeypatch, tmp_path):
@@ -117,7 +137,7 @@ def test_help_installs_nothing_and_readme_lists_every_mode(tmp_path):
     copy.write_text((root / "setup" / "bootstrap.py").read_text("utf-8"), "utf-8")
     for flag in ("--help", "-h"):
         done = subprocess.run(
-            [sys.executable, str(copy), flag], capture_output=True, text=True, timeout=60
+            [sys.executable, str(copy), flag], capture_output=True, text=True, timeout=PATIENCE_S
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("usage: python3 setup/bootstrap.py"), done.stdout

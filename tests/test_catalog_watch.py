@@ -1,5 +1,5 @@
 """A catalog that keeps itself current (embedded backend): a changed comment or a new table
-reaches memory within one detector period without anyone calling scan, a dropped table's
+reaches memory at the detector's next check without anyone calling scan, a dropped table's
 facts go and the other memories about it are retired, each memory scope (identity) catches up
 on its own, and ``workshop rescan`` says what it did."""
 
@@ -52,27 +52,37 @@ def test_the_fingerprint_moves_with_a_comment_a_table_or_a_column_and_nothing_el
     assert watch.fingerprint("SUPPLYCHAIN") not in (first, second, third)
 
 
-def test_a_new_table_comment_is_found_within_one_detector_period(h):
-    period = 0.5
-    h.catalog_watch.start(period_s=period)
+def test_a_new_table_comment_is_found_by_the_detectors_next_check(h):
+    """Nobody calls check or scan: the watcher's own thread picks the change up. The test waits
+    (a generous deadline: a busy machine is slow) for a check that began after the change and
+    then asserts what the checks saw; how long anything took is never asserted."""
+    watcher, seen = h.catalog_watch, []
+    check = watcher.check
+
+    def recorded_check(force: bool = False):
+        result = check(force)
+        seen.append(result)
+        return result
+
+    watcher.check = recorded_check  # the thread calls self.check: every result is kept
+    watcher.start(period_s=0.2)
     try:
         h.backend.execute(
             "CREATE TABLE supplychain.port_fees (port_code TEXT PRIMARY KEY, fee_usd NUMBER)"
         )
         h.backend.set_comment("port_fees", None, "Harbour dues per port call: zebrafish tariff.")
         changed_at = dt.datetime.now(dt.timezone.utc)
-        deadline = time.monotonic() + period + 10  # one period, plus a slow machine's check
-        while time.monotonic() < deadline:
-            last = h.catalog_watch.last
-            if last is not None and last.checked_at > changed_at and last.changed:
-                break
+        deadline = time.monotonic() + 120
+        while not any(r.checked_at >= changed_at for r in seen):
+            assert time.monotonic() < deadline, "the watcher's thread stopped checking"
             time.sleep(0.05)
-        last = h.catalog_watch.last
-        assert last is not None and last.changed, "the watcher never saw the change"
-        assert (last.checked_at - changed_at).total_seconds() <= period + 0.05
-        assert last.counts["added"] >= 3  # the table and its two columns
     finally:
-        h.catalog_watch.stop()
+        watcher.stop()
+    assert watcher.last_error is None, watcher.last_error
+    changed = [r for r in seen if r.changed]
+    assert changed, "the watcher never saw the change"
+    # the table and its two columns (in one re-scan, or two if a check ran mid-change)
+    assert sum(r.counts["added"] for r in changed) >= 3, [r.counts for r in changed]
     found = json.loads(h.tools.call("search_knowledge", {"query": "zebrafish tariff", "k": 3}))
     assert found[0]["subject"] == "SUPPLYCHAIN.PORT_FEES", found
 

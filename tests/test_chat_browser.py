@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.deadlines import PATIENCE_S
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 FLAGS = (
@@ -67,7 +69,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for_page(url: str, server: subprocess.Popen, log: Path, seconds: float = 120) -> None:
+def _wait_for_page(
+    url: str, server: subprocess.Popen, log: Path, seconds: float = PATIENCE_S
+) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if server.poll() is not None:
@@ -111,7 +115,7 @@ def _serve(template, tmp_path, *options: str):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
-            server.wait(timeout=20)
+            server.wait(timeout=PATIENCE_S)
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
 

@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from grader.grade import grade_batch
 from grader.release import ROOT
 from grader.sandbox import Limits, bwrap_available
+from tests.deadlines import PATIENCE_S
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="workshop grade runs on Linux and macOS (WSL on Windows)"
@@ -409,7 +410,7 @@ def test_the_sandbox_imports_the_agent_harness_the_grader_imported(tmp_path):
     # the runner's command line, running a line of Python instead of runner.py
     command = sandbox.command(["-c", "import agent_harness; print(agent_harness.__file__)"])
     out = subprocess.run(
-        command, capture_output=True, text=True, env=_environment(str(tmp_path)), timeout=60
+        command, capture_output=True, text=True, env=_environment(str(tmp_path)), timeout=PATIENCE_S
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(Path(agent_harness.__file__).resolve())

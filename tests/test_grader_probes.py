@@ -22,9 +22,7 @@ than the hidden tests and their values do not change from one run to the next.
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,13 +34,11 @@ from grader.grade import (
     Source,
     cut_after,
     load_sources,
-    run_notebooks,
     score_notebook,
 )
 from grader.probes import same
 from grader.release import ROOT
 from grader.results import GradeRow
-from grader.sandbox import Limits
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="workshop grade runs on Linux and macOS (WSL on Windows)"
@@ -51,7 +47,6 @@ pytestmark = pytest.mark.skipif(
 SOURCES = {source.name: source for source in load_sources()}
 MUTANTS_DIR = ROOT / "tests" / "notebook_mutants"
 TIMEOUT_CELL, TIMEOUT_NOTEBOOK = 60.0, 300.0
-WORKERS = 2
 # Mutants about HOW the code is written, which only the visible checks can see (they watch the
 # statements sent and read the function's source); their values are right.
 VISIBLE_ONLY = {
@@ -191,29 +186,19 @@ CORRECT_CASES = [
 CASES = MUTANT_CASES + WRONG_CASES + ALWAYS_EQUAL_CASES + VISIBLE_CASES + CORRECT_CASES
 
 
-def _run_chunk(template: Path, scratch: Path, chunk: list) -> list[NotebookRun]:
-    """Run ``[(key, (notebook, answers, until))]`` one after the other in ONE sandbox (the
-    runner and the embedding model warm up once per chunk, not once per case)."""
-    job = Path(tempfile.mkdtemp(prefix="cases-", dir=scratch))
-    try:
-        return run_notebooks(
-            [(_source(name, until), answers) for _, (name, answers, until) in chunk],
-            job,
-            template,
-            Limits(),
-            TIMEOUT_CELL,
-            TIMEOUT_NOTEBOOK,
-        )
-    finally:
-        shutil.rmtree(job, ignore_errors=True)
-
-
-def _run_all(template: Path, scratch: Path, jobs: dict) -> dict:
-    """Run ``{key: (notebook, answers, until)}`` on WORKERS sandboxes, each taking a share."""
+def _run_all(runners, jobs: dict) -> dict:
+    """Run ``{key: (notebook, answers, until)}`` on the session's warm runners (conftest.py's
+    ``warm_runners``), each taking a share one after the other (each run in a fresh process
+    with a fresh copy of the database)."""
     items = list(jobs.items())
-    chunks = [items[i::WORKERS] for i in range(WORKERS) if items[i::WORKERS]]
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        done = pool.map(lambda chunk: _run_chunk(template, scratch, chunk), chunks)
+    chunks = [items[i :: len(runners)] for i in range(len(runners))]
+
+    def run(runner, chunk):
+        jobs = [(_source(name, until), answers) for _, (name, answers, until) in chunk]
+        return runner.run(jobs, TIMEOUT_CELL, TIMEOUT_NOTEBOOK)
+
+    with ThreadPoolExecutor(max_workers=len(runners)) as pool:
+        done = pool.map(run, runners, chunks)
         return {key: run for chunk, runs in zip(chunks, done) for (key, _), run in zip(chunk, runs)}
 
 
@@ -224,37 +209,37 @@ class _RunsByNotebook(dict):
     sends this module's tests one notebook at a time), and no run is made twice.
     """
 
-    def __init__(self, template: Path, scratch: Path, jobs: dict) -> None:
+    def __init__(self, runners, jobs: dict) -> None:
         super().__init__()
-        self._where, self._jobs = (template, scratch), jobs
+        self._runners, self._jobs = runners, jobs
 
     def __missing__(self, key: str) -> NotebookRun:
         notebook = self._jobs[key][0]
         todo = {k: job for k, job in self._jobs.items() if job[0] == notebook and k not in self}
-        self.update(_run_all(*self._where, todo))
+        self.update(_run_all(self._runners, todo))
         return self[key]
 
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory) -> Path:
-    """A folder for the runs' job folders (each is removed after its run)."""
+    """A folder for job folders of runs a test makes itself."""
     return tmp_path_factory.mktemp("probe-jobs")
 
 
 @pytest.fixture(scope="module")
-def reference(template, scratch) -> dict[str, NotebookRun]:
+def reference(warm_runners) -> dict[str, NotebookRun]:
     """The instructor's solutions, one run per notebook."""
-    return _RunsByNotebook(template, scratch, {name: (name, None, None) for name in SOURCES})
+    return _RunsByNotebook(warm_runners, {name: (name, None, None) for name in SOURCES})
 
 
 @pytest.fixture(scope="module")
-def case_runs(template, scratch, reference) -> dict[str, NotebookRun]:
+def case_runs(warm_runners, reference) -> dict[str, NotebookRun]:
     """Every case of CASES, by case id."""
     jobs = {}
     for case in CASES:
         answers = _solutions(SOURCES[case.notebook]) | case.replaced
         jobs[case.id] = (case.notebook, answers, case.until)
-    return _RunsByNotebook(template, scratch, jobs)
+    return _RunsByNotebook(warm_runners, jobs)
 
 
 def _rows(case: Case, case_runs, reference) -> dict[str, GradeRow]:

@@ -19,6 +19,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.deadlines import PATIENCE_S
+
 HANDOVER = Path(__file__).resolve().parent.parent / "agent_harness" / "handover.py"
 # The parent loads handover.py by path, as setup/bootstrap.py does, and hands over to a sleeper
 # that writes its PID first.
@@ -35,14 +37,14 @@ PARENT = (
 def _start(tmp_path: Path) -> tuple[subprocess.Popen, int]:
     pid_file = tmp_path / "sleeper.pid"
     parent = subprocess.Popen([sys.executable, "-c", PARENT, str(HANDOVER), str(pid_file)])
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + PATIENCE_S
     while not (pid_file.exists() and pid_file.read_text()):
         assert time.monotonic() < deadline, "the command never started"
         time.sleep(0.1)
     return parent, int(pid_file.read_text())
 
 
-def _gone(pid: int, seconds: float = 15) -> bool:
+def _gone(pid: int, seconds: float = PATIENCE_S) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
@@ -60,7 +62,7 @@ def test_posix_the_command_is_the_process_so_sigterm_stops_it(tmp_path):
     try:
         assert pid == parent.pid  # exec: the same process
         parent.send_signal(signal.SIGTERM)
-        assert parent.wait(15) != 0
+        assert parent.wait(PATIENCE_S) != 0
     finally:
         if parent.poll() is None:
             parent.kill()

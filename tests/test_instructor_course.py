@@ -18,6 +18,7 @@ import pytest
 from agent_harness.lab import ATTENDEE_CONFIG, lab_command
 from grader.course import ASSIGNMENT, prepare_course
 from grader.release import ROOT
+from tests.deadlines import PATIENCE_S
 from tests.jupyterlab_browser import TOKEN, running_lab
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="nbgrader's exchange: POSIX")
@@ -68,7 +69,9 @@ def test_formgrader_lists_the_assignment_and_finds_the_exchange(course, tmp_path
     with running_lab(project, log, instructor=True, course=course.root, with_browser=False) as lab:
 
         def get(path):
-            with urllib.request.urlopen(f"{lab.url}{path}?token={TOKEN}", timeout=60) as answer:
+            with urllib.request.urlopen(
+                f"{lab.url}{path}?token={TOKEN}", timeout=PATIENCE_S
+            ) as answer:
                 return answer.read().decode("utf-8")
 
         assignments = json.loads(get("/formgrader/api/assignments"))

@@ -9,11 +9,12 @@ import sys
 import pytest
 
 from agent_harness.tools.jsonschema_lib import jsonschema
+from tests.deadlines import PATIENCE_S
 
 
 def _run(code: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=PATIENCE_S, check=True
     )
     return done.stdout.strip()
 

@@ -27,6 +27,7 @@ import psutil
 import pytest
 
 from agent_harness.lab import ATTENDEE_CONFIG, lab_command
+from tests.deadlines import PATIENCE_S
 
 ROOT = Path(__file__).resolve().parent.parent
 POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="POSIX signals (Windows: Job Object)")
@@ -81,7 +82,7 @@ def _port_taken(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = 90) -> None:
+def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = PATIENCE_S) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if _port_taken(port):
@@ -94,7 +95,7 @@ def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = 90) ->
 
 def _get(url: str) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:
+        with urllib.request.urlopen(url, timeout=PATIENCE_S) as response:
             return response.status, response.read().decode("utf-8")
     except urllib.error.HTTPError as e:
         return e.code, ""
@@ -111,7 +112,7 @@ def _stop(process: subprocess.Popen, *others: psutil.Process) -> None:
             proc.kill()
         except psutil.NoSuchProcess:
             pass
-    process.wait(10)
+    process.wait(PATIENCE_S)
 
 
 def _start_lab(
@@ -176,7 +177,7 @@ def test_running_lab_shows_nbgrader_to_instructors_only(instructor, tmp_path):
         _stop(process)
 
 
-def _wait_gone(pids: list[int], seconds: float = 30) -> list[int]:
+def _wait_gone(pids: list[int], seconds: float = PATIENCE_S) -> list[int]:
     deadline = time.monotonic() + seconds
     alive = pids
     while alive and time.monotonic() < deadline:
@@ -204,12 +205,12 @@ def test_sigterm_to_workshop_lab_stops_jupyterlab_and_its_kernels(tmp_path):
             headers={"Content-Type": "application/json"},
             method="POST",
         )
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=PATIENCE_S) as response:
             assert response.status == 201
         everything = psutil.Process(process.pid).children(recursive=True)
         assert everything, "a kernel process should be running"
         process.send_signal(signal.SIGTERM)
-        process.wait(30)
+        process.wait(PATIENCE_S)
         assert _wait_gone([p.pid for p in everything]) == [], "kernels left running"
         assert not _port_taken(port), "the port is still taken"
     finally:
@@ -262,16 +263,16 @@ def test_sigterm_to_bootstrap_stops_the_lab_and_frees_the_port(tmp_path):
     driver.write_text(DRIVER.format(bootstrap=bootstrap, stand_in=str(stand_in)))
     process = subprocess.Popen([sys.executable, str(driver)], stdout=subprocess.DEVNULL)
     try:
-        _wait_for_port(port, process, seconds=30)
-        deadline = time.monotonic() + 10
+        _wait_for_port(port, process)
+        deadline = time.monotonic() + PATIENCE_S
         while not pids.exists() or not pids.read_text():
             assert time.monotonic() < deadline, "the stand-in never started its kernel"
             time.sleep(0.1)
         lab, kernel = (int(pid) for pid in pids.read_text().split())
         process.send_signal(signal.SIGTERM)  # what a process manager or `kill` does
-        process.wait(30)
+        process.wait(PATIENCE_S)
         assert _wait_gone([lab, kernel]) == [], "the lab or its kernel is still running"
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + PATIENCE_S
         while _port_taken(port) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not _port_taken(port), "the lab still holds the port"
@@ -312,16 +313,19 @@ def test_a_kernel_started_by_the_lab_runs_without_the_tcp_warning(tmp_path):
             method="POST",
             headers={"Content-Type": "application/json"},
         )
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=PATIENCE_S) as response:
             kernel = json.loads(response.read())
         connection = runtime / f"kernel-{kernel['id']}.json"
         assert json.loads(connection.read_text("utf-8"))["transport"] == "ipc"
         client = BlockingKernelClient(connection_file=str(connection))
         client.load_connection_file()
-        client.start_channels()
+        # No heartbeat channel: its ping waits 1 s for a pong, so a kernel starved of CPU on
+        # a busy machine counts as dead ("Kernel died before replying to kernel_info") while
+        # it is still starting. The test waits for the kernel's answer itself instead.
+        client.start_channels(hb=False)
         try:
-            client.wait_for_ready(timeout=60)
-            reply = client.execute_interactive("6 * 7", timeout=30)
+            client.wait_for_ready(timeout=PATIENCE_S)
+            reply = client.execute_interactive("6 * 7", timeout=PATIENCE_S)
         finally:
             client.stop_channels()
         assert reply["content"]["status"] == "ok", reply["content"]

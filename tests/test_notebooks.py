@@ -1,17 +1,20 @@
 """The workshop notebooks: solutions run, student versions stop at their first TODO, grading
 gives full marks to solutions, 0 to untouched notebooks and 0 to plausible wrong answers.
 
-Every run uses a fresh kernel and a fresh copy of a prepared embedded database (the
-``template`` fixture of conftest.py: prepared once per test run), with the offline model.
+Every run uses a fresh process and a fresh copy of a prepared embedded database (the
+``template`` fixture of conftest.py: prepared once per test run), with the offline model:
+a fresh Jupyter kernel where Jupyter is the point (papermill, what an attendee sees), else a
+process forked from one of the session's warm grading runners (conftest.py's
+``warm_runners``: the sweeps with the hidden tests, as stock nbgrader scores).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import os
 import shutil
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,10 +22,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.grade import cut_after, load_sources, run_notebooks, score_notebook
-from grader.jupyter import assemble, execute, score
+from grader.grade import cut_after, load_sources, score_notebook
+from grader.jupyter import execute, score
 from grader.release import ROOT, release_notebook, stale_notebooks
-from grader.sandbox import Limits
 
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 NAMES = [p.stem for p in SOLUTIONS]
@@ -179,9 +181,8 @@ def test_solution_runs_with_papermill_and_scores_full_marks(path, tmp_path, temp
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
-def test_student_notebook_stops_with_an_assertion_at_the_first_todo(path, tmp_path, template):
-    student = release_notebook(nbformat.read(path, as_version=4))
-    nb, _ = _run(student, tmp_path, template)
+def test_student_notebook_stops_with_an_assertion_at_the_first_todo(path, student_notebook_runs):
+    nb, _ = student_notebook_runs[path.stem]  # a fresh Jupyter kernel (conftest.py)
     first_error = next(
         (
             i
@@ -201,12 +202,26 @@ def test_student_notebook_stops_with_an_assertion_at_the_first_todo(path, tmp_pa
     assert first_error == first_grade, "cells before the first check must run without error"
 
 
+@pytest.fixture(scope="module")
+def untouched_runs(warm_runners):
+    """Each untouched student notebook's run WITH the hidden tests (as stock nbgrader scores):
+    the released TODO stubs in their cells, on a warm runner (a fresh process and database)."""
+
+    class Runs(dict):
+        def __missing__(self, name: str):
+            source = dataclasses.replace(SOURCES[name], probes={})  # hidden tests, no value checks
+            (run,) = warm_runners[0].run([(source, {})], 120, 600, hidden_tests=True)
+            self[name] = (source, run)
+            return self[name]
+
+    return Runs()
+
+
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
-def test_untouched_student_notebook_scores_zero_on_every_todo(path, tmp_path, template):
-    source = nbformat.read(path, as_version=4)
-    nb, missing = assemble(source, release_notebook(source))
-    nb, status = _run(nb, tmp_path, template)
-    results = score(nb, status, missing)
+def test_untouched_student_notebook_scores_zero_on_every_todo(path, untouched_runs):
+    source, run = untouched_runs[path.stem]
+    assert run.status == "ok", f"the run did not complete: {run.status} {run.reason}"
+    results = score_notebook("untouched", source, run, [])
     assert results and all(r.points == 0 for r in results), results
 
 
@@ -231,12 +246,13 @@ def test_every_todo_has_enough_mutants(path):
 
 class _MutantRuns(dict):
     """Each mutant's run WITH the hidden tests (as stock nbgrader scores), made on first use,
-    all the mutants of one notebook at a time, in two sandboxes that each run their share one
-    after the other (the runner warms up once per sandbox, not once per mutant)."""
+    all the mutants of one notebook at a time, shared between the session's two warm runners
+    (conftest.py's ``warm_runners``), each running its share one after the other (each run in
+    a fresh process with a fresh copy of the database)."""
 
-    def __init__(self, template: Path, scratch: Path) -> None:
+    def __init__(self, runners) -> None:
         super().__init__()
-        self.template, self.scratch = template, scratch
+        self.runners = runners
 
     def __missing__(self, key):
         name = key[0]
@@ -253,33 +269,22 @@ class _MutantRuns(dict):
                     answers,
                 )
             )
-        chunks = [list(range(len(jobs)))[i::2] for i in range(2)]
+        shares = len(self.runners)
+        chunks = [list(range(len(jobs)))[i::shares] for i in range(shares)]
 
-        def run(indexes):
-            job = Path(tempfile.mkdtemp(prefix="mutants-", dir=self.scratch))
-            try:
-                return run_notebooks(
-                    [jobs[i] for i in indexes],
-                    job,
-                    self.template,
-                    Limits(),
-                    120,
-                    600,
-                    hidden_tests=True,
-                )
-            finally:
-                shutil.rmtree(job, ignore_errors=True)
+        def run(runner, indexes):
+            return runner.run([jobs[i] for i in indexes], 120, 600, hidden_tests=True)
 
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            for indexes, runs in zip(chunks, pool.map(run, chunks)):
+        with ThreadPoolExecutor(max_workers=shares) as pool:
+            for indexes, runs in zip(chunks, pool.map(run, self.runners, chunks)):
                 for i, notebook_run in zip(indexes, runs):
                     self[todo[i][:3]] = (jobs[i][0], notebook_run)
         return self[key]
 
 
 @pytest.fixture(scope="module")
-def mutant_runs(template, tmp_path_factory) -> _MutantRuns:
-    return _MutantRuns(template, tmp_path_factory.mktemp("mutant-jobs"))
+def mutant_runs(warm_runners) -> _MutantRuns:
+    return _MutantRuns(warm_runners)
 
 
 @pytest.mark.parametrize(

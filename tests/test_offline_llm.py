@@ -12,6 +12,7 @@ import pytest
 
 from agent_harness.llm.offline import MODEL_NAME, OfflineModel, start_offline_model
 from agent_harness.llm.scenarios import SCENARIOS, find_scenario
+from tests.deadlines import PATIENCE_S
 
 ALL_TOOLS = [
     "run_sql",
@@ -53,7 +54,9 @@ def model():
 
 @pytest.fixture
 def client(model):
-    return openai.OpenAI(base_url=model.base_url, api_key="offline", timeout=5, max_retries=0)
+    return openai.OpenAI(
+        base_url=model.base_url, api_key="offline", timeout=PATIENCE_S, max_retries=0
+    )
 
 
 def ask(client, messages, **kwargs):
@@ -295,7 +298,7 @@ def post(model, path: str, data: bytes) -> tuple[int, dict]:
     url = model.base_url.removesuffix("/v1") + path
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=PATIENCE_S) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
@@ -345,7 +348,7 @@ def test_concurrent_conversations_do_not_interfere(client):
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=30)
+        thread.join(timeout=PATIENCE_S)
     assert not errors
     for question, answers in seen.items():
         assert len(answers) == 5
@@ -369,7 +372,9 @@ def test_tool_call_ids_are_deterministic_and_unique(client):
 
 def test_stop_frees_the_server():
     offline = OfflineModel().start()
-    client = openai.OpenAI(base_url=offline.base_url, api_key="offline", timeout=2, max_retries=0)
+    client = openai.OpenAI(
+        base_url=offline.base_url, api_key="offline", timeout=PATIENCE_S, max_retries=0
+    )
     assert ask(client, user("List hazardous containers")).choices
     thread = offline._thread
     offline.stop()

@@ -23,8 +23,6 @@ from pathlib import Path
 
 import pytest
 
-TIME_LIMIT_BUDGET_S = 10.0
-
 # What the error must say, by who refused the statement (lower case; any phrase will do).
 READ_ONLY = ("read-only", "would change the database")  # the guard
 ONE_STATEMENT = ("one sql statement",)  # the guard
@@ -414,9 +412,7 @@ def test_hostile_sql_is_refused_and_changes_nothing(guarded, scratch, statement,
     # (not "template": that name is the prepared-database fixture the harness is built from)
     sql = statement.format(scratch=scratch, harness_db=guarded.backend.harness_path)
     before = fingerprint(guarded, scratch)
-    started = time.perf_counter()
     result = run_sql(guarded, sql)
-    elapsed = time.perf_counter() - started
     after = fingerprint(guarded, scratch)
 
     changed = _diff(before, after)
@@ -426,7 +422,6 @@ def test_hostile_sql_is_refused_and_changes_nothing(guarded, scratch, statement,
     assert any(p in message.lower() for p in phrases), (
         f"{sql!r}: error {message!r} should mention one of {phrases}"
     )
-    assert elapsed < TIME_LIMIT_BUDGET_S, f"{sql!r} took {elapsed:.1f} s"
 
 
 @pytest.mark.parametrize(

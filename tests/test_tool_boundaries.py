@@ -16,6 +16,7 @@ from agent_harness.observability import capture_spans
 from agent_harness.tools import ToolError
 from agent_harness.tools.faults import MAX_ERROR_CHARS, UpstreamError
 from agent_harness.tools.policy import Policy
+from tests.deadlines import PATIENCE_S
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +74,7 @@ def _raise_caller_from_upstream(n):
 
 
 def _hang(n):
-    time.sleep(0.5)
+    time.sleep(10)  # far past its 0.2 s limit, however busy the machine (a daemon thread)
     return {}
 
 
@@ -91,7 +92,9 @@ def _hang(n):
 )
 def test_telemetry_and_the_span_say_whose_fault_it_is(h, behaviour, error_type, success):
     name = f"fault_{uuid.uuid4().hex[:8]}"
-    h.tools.add(make_tool(name, behaviour, timeout_s=0.2))
+    # only the hanging tool gets a short limit (a quick tool's thread can take longer than
+    # 0.2 s to be scheduled on a busy machine)
+    h.tools.add(make_tool(name, behaviour, timeout_s=0.2 if behaviour is _hang else PATIENCE_S))
     try:
         with capture_spans() as spans:
             result = h.tools.call_detailed(name, {"n": 1})
@@ -127,7 +130,10 @@ def test_only_tool_faults_count_for_the_breaker(h):
     ids=["throw", "syntax", "timeout", "out-of-memory"],
 )
 def test_exec_js_failures_are_errors(h, code, says):
-    result = h.tools.call_detailed("exec_js", {"code": code, "timeout_ms": 300})
+    # the memory case gets the longest time limit, so on a busy machine the memory limit
+    # still comes first; the endless loop keeps a short one
+    timeout_ms = 10_000 if says == "memory" else 300
+    result = h.tools.call_detailed("exec_js", {"code": code, "timeout_ms": timeout_ms})
     assert not result.ok and result.error_type == "caller_error"
     assert says in json.loads(result.output)["error"]
 
