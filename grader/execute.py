@@ -12,6 +12,7 @@ import json
 import queue
 import shutil
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -190,6 +191,11 @@ class WarmRunner:
         self.use_bwrap, self.warm_everything = use_bwrap, warm_everything
         self._sandbox: Sandbox | None = None
         self._runner: _Runner | None = None
+        # bubblewrap's --die-with-parent fires when the THREAD that started it ends (prctl(2),
+        # PR_SET_PDEATHSIG), not the process: a runner started from a pool's thread and used
+        # later from another was killed when the first thread exited. Sandboxes start from
+        # this runner's own thread, which lives until close().
+        self._starter: ThreadPoolExecutor | None = None
 
     def _start(self, jobs: list) -> bool:
         self.close()
@@ -197,7 +203,8 @@ class WarmRunner:
         self._sandbox = Sandbox(
             self.job_dir, self.template, self.limits, self.use_bwrap, warm_up=groups
         )
-        self._sandbox.__enter__()
+        self._starter = ThreadPoolExecutor(1, thread_name_prefix="warm-runner")
+        self._starter.submit(self._sandbox.__enter__).result()
         self._runner = _Runner(self._sandbox)
         ready = self._runner.next(120)
         return bool(ready) and ready.get("event") == "ready"
@@ -236,7 +243,9 @@ class WarmRunner:
         """Stop the runner and everything it started."""
         if self._sandbox is not None:
             self._sandbox.__exit__(None, None, None)
-        self._sandbox = self._runner = None
+        if self._starter is not None:
+            self._starter.shutdown(wait=False)
+        self._sandbox = self._runner = self._starter = None
 
     def __enter__(self) -> WarmRunner:
         return self
