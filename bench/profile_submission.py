@@ -63,7 +63,7 @@ def _notebook(source, template: str) -> dict:
 
 
 def main() -> None:
-    import runner
+    import runner_warm_up
 
     from grader.caches import prepare_bytecode, prepare_embeddings, shared_template
     from grader.execute import run_notebooks
@@ -81,12 +81,12 @@ def main() -> None:
     import IPython.core.interactiveshell  # noqa: F401
 
     print(f"  {'IPython':<16} {_cpu() - started:5.2f}")
-    for group in runner.WARM_UP:
+    for group in runner_warm_up.WARM_UP:
         started = _cpu()
-        runner._warm_up([group] if group != "agent_harness" else ["agent_harness"])
+        runner_warm_up.warm_up([group])
         print(f"  {group:<16} {_cpu() - started:5.2f}")
     started = _cpu()
-    runner._preload_embeddings(str(embeddings) if embeddings else None)
+    runner_warm_up.preload_embeddings(str(embeddings) if embeddings else None)
     print(f"  {'embeddings':<16} {_cpu() - started:5.2f}  (the untouched notebooks' vectors)")
     print("each notebook in a process forked from the warm runner:")
     totals: dict[str, float] = {}

@@ -110,7 +110,8 @@ def pycache_dir() -> Path:
 def _bytecode_key(package_root: str) -> str:
     site = [p for p in sys.path if p.endswith("site-packages")]
     stamp = [f"{p}:{os.stat(p).st_mtime_ns}" for p in site if os.path.isdir(p)]
-    runner = [Path(__file__).with_name(f"{n}.py").read_bytes() for n in ("runner", "runner_child")]
+    names = ("runner", "runner_child", "runner_warm_up")
+    runner = [Path(__file__).with_name(f"{n}.py").read_bytes() for n in names]
     warm_up = hashlib.sha256(b"".join(runner)).hexdigest()  # what the warm-up imports
     key = "\n".join([sys.version, package_root, library_digest(), warm_up, *stamp])
     return hashlib.sha256(key.encode()).hexdigest()[:16]
@@ -160,7 +161,8 @@ def prepare_bytecode() -> Path | None:
         return _ready_bytecode(marker.read_text(encoding="utf-8") == IN_PLACE)
     folder.mkdir(parents=True, exist_ok=True)
     env = _environment(str(Path(tempfile.gettempdir())))
-    env["MPLCONFIGDIR"] = str(matplotlib_dir())  # the font list, see runner._matplotlib_config
+    # the font list, see runner_warm_up.matplotlib_config
+    env["MPLCONFIGDIR"] = str(matplotlib_dir())
     in_place = _warm_up(env) == 0  # reads only: PYTHONDONTWRITEBYTECODE is set
     if not in_place:
         env["PYTHONPYCACHEPREFIX"] = str(folder)

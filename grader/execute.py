@@ -154,8 +154,8 @@ def _run_one(runner: _Runner, source: Source, cells: list[dict], limits: dict) -
 
 def _warm_up_for(sources) -> list[str]:
     """The runner's warm-up groups these notebooks call for (their code, hidden tests and
-    probes included; ``grader/runner.py``'s ``WARM_UP``)."""
-    from grader.runner import warm_up_groups
+    probes included; ``grader/runner_warm_up.py``'s ``WARM_UP``)."""
+    from grader.runner_warm_up import warm_up_groups
 
     code = []
     for source in sources:

@@ -2,8 +2,9 @@
 
 This file runs as a plain script (``python runner.py IN OUT WORK TEMPLATE LIMITS``) in the
 per-submission sandbox and imports nothing from the ``grader`` package but its two sibling
-files, ``runner_child.py`` (the student's process) and ``runner_guard.py`` (what an added cell
-may not change), so the sandbox needs only these three files, the Python environment and
+files, ``runner_child.py`` (the student's process), ``runner_guard.py`` (what an added cell
+may not change) and ``runner_warm_up.py`` (what it imports before forking notebooks), so the
+sandbox needs only these four files, the Python environment and
 ``agent_harness``: never the solutions, the probes or other submissions.
 
 Two channels, one JSON object per line:
@@ -56,6 +57,7 @@ def _load(name: str):
 
 runner_child = _load("runner_child")
 runner_guard = _load("runner_guard")
+warm_up = _load("runner_warm_up")
 
 GRACE_S = 2.0
 MAX_ANSWER = 64 << 20
@@ -263,162 +265,13 @@ def _set_limits(limits: dict) -> None:
                 pass  # a hard limit already lower, or not allowed here
 
 
-#: What the warm-up imports, by group: ``(words in a notebook's code that call for the group,
-#: modules)``. The grader asks for the groups the notebooks of a sandbox mention (every group
-#: for a whole submission; ``workshop check`` of one notebook, fewer); a module no group
-#: warmed is imported by the notebook that needs it, as in any kernel.
-WARM_UP = {
-    "agent_harness": (
-        ("agent_harness",),
-        (
-            "numpy",
-            "agent_harness",
-            "agent_harness.harness",
-            "openai",
-            "agent_harness.agent_loop",
-            "agent_harness.workshop",
-            "agent_harness.tools.registry",
-            "agent_harness.tools.jsonschema_lib",  # jsonschema (tools as data load it first use)
-            "agent_harness.backends.embedded",  # apsw, sqlite-vec
-            "agent_harness.llm.offline",
-            "agent_harness.disclosure",
-            "agent_harness.provenance",
-        ),
-    ),
-    "pandas": (("pandas",), ("pandas", "pandas.io.formats.html")),
-    "matplotlib": (
-        ("matplotlib",),
-        ("matplotlib.pyplot", "matplotlib.figure", "matplotlib.backends.backend_agg"),
-    ),
-    "widgets": (("ipywidgets", "glass_box"), ("ipywidgets", "agent_harness.glass_box")),
-    # sqlglot's Oracle parser (the check cells' portability)
-    "portable_sql": (("portable_sql",), ("agent_harness.portable_sql",)),
-    "mcp": (("mcp",), ("mcp",)),  # the MCP SDK (notebook 07)
-    "opentelemetry": (("capture_spans", "opentelemetry"), ("opentelemetry.sdk.trace",)),
-}
-
-
-def warm_up_groups(code: str) -> list[str]:
-    """The :data:`WARM_UP` groups that notebook code mentions."""
-    return [name for name, (words, _) in WARM_UP.items() if any(w in code for w in words)]
-
-
-def _warm_up(groups: list[str] | None = None) -> None:
-    """Import what the notebooks import and load the embedding model, once, before forking
-    (single-threaded, so every forked notebook can use it); ``groups``: only those of
-    :data:`WARM_UP` (None: every one)."""
-    import IPython.core.interactiveshell  # noqa: F401
-
-    wanted = list(WARM_UP) if groups is None else [g for g in groups if g in WARM_UP]
-    for group in wanted:
-        for heavy in WARM_UP[group][1]:  # optional ones may be missing
-            try:
-                __import__(heavy)
-            except ImportError:
-                pass
-    if "agent_harness" not in wanted:
-        return
-    try:  # tiktoken's cl100k table (0.3 s), read once; counting starts no threads
-        from agent_harness.token_count import method
-
-        method()
-    except ImportError:
-        pass
-    _warm_first_uses()
-    if os.environ.get("WORKSHOP_EMBED_THREADS") == "1":  # no thread pool: safe to share
-        from agent_harness.embeddings import get_embedder
-
-        get_embedder()
-
-
-def _warm_first_uses() -> None:
-    """What the notebooks' first calls load lazily, done once here instead of in every
-    notebook's process: an OpenAI client and its chat resource (httpx's transport, trio and
-    the SDK's response types: 0.3-0.4 CPU-s in each of the seven notebooks that ask the
-    model) and the library's tools (their schemas from the type hints, built on the first
-    ``connect``). Nothing here starts a thread, opens a connection or touches a database."""
-    try:
-        import openai
-
-        client = openai.OpenAI(api_key="warm-up", base_url="http://127.0.0.1:9/v1")
-        client.chat.completions  # noqa: B018 (a lazy attribute: loads the resource's modules)
-        client.close()
-    except Exception:  # an optional warm-up: the notebook pays for it if it cannot happen
-        pass
-    try:
-        from agent_harness.harness import library_tools
-
-        library_tools()
-    except Exception:
-        pass
-
-
-def _matplotlib_config(work_root: str | None) -> None:
-    """Matplotlib's font list, built once by the grader's warm-up outside the sandbox
-    (``WORKSHOP_MATPLOTLIB``, read-only here: grader/caches.py), copied where matplotlib may
-    write (it ignores a read-only folder); without it every sandbox scans the system's fonts
-    again. ``work_root`` None: the warm-up outside, which writes the font list there."""
-    prepared = os.environ.get("WORKSHOP_MATPLOTLIB", "")
-    if work_root is None or not os.path.isdir(prepared):
-        return
-    mine = os.path.join(work_root, ".matplotlib")
-    shutil.copytree(prepared, mine, dirs_exist_ok=True)
-    os.environ["MPLCONFIGDIR"] = mine
-
-
-def _without_bytecode() -> int:
-    """How many imported modules Python had to compile from source: no bytecode beside them
-    (or in ``PYTHONPYCACHEPREFIX``) that matches the source's time and size."""
-    import importlib.util
-
-    missing, here = 0, os.path.dirname(os.path.abspath(__file__))
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None)
-        if not isinstance(path, str) or not path.endswith(".py"):
-            continue
-        if os.path.dirname(os.path.abspath(path)) == here:
-            continue  # this file and its siblings: mounted alone in the sandbox, compiled there
-        try:
-            with open(importlib.util.cache_from_source(path), "rb") as f:
-                header = f.read(16)
-            stat = os.stat(path)
-        except (OSError, ValueError):
-            missing += 1
-            continue
-        flags, mtime, size = (int.from_bytes(header[i : i + 4], "little") for i in (4, 8, 12))
-        fresh = mtime == int(stat.st_mtime) & 0xFFFFFFFF and size == stat.st_size & 0xFFFFFFFF
-        missing += not (flags or fresh)  # flags: a hash-based file, checked by the import
-    return missing
-
-
-def _preload_embeddings(path: str | None) -> None:
-    """Put the grader's cache of public embeddings (texts the untouched released notebooks
-    embed, see grader/caches.py) into the warm embedder, so no notebook computes them again."""
-    if not path or not os.path.exists(path) or os.environ.get("WORKSHOP_EMBED_THREADS") != "1":
-        return
-    import base64
-
-    import numpy
-
-    from agent_harness.embeddings import DIMENSIONS, get_embedder
-
-    cache = getattr(get_embedder(), "_cache", None)
-    with open(path, encoding="utf-8") as f:
-        saved = json.load(f)
-    rows = numpy.frombuffer(base64.b64decode(saved["vectors"]), dtype=numpy.float32)
-    rows = rows.reshape(-1, DIMENSIONS)
-    if isinstance(cache, dict) and len(rows) == len(saved["texts"]):
-        for text, row in zip(saved["texts"], rows):
-            cache[text] = row.copy()
-
-
 def main(argv: list[str]) -> int:
     """Serve the grader's commands until they end (``--warm-up-only``: import, then exit; the
     grader runs that outside the sandbox to compile the bytecode, see grader/caches.py)."""
     if argv[1:] == ["--warm-up-only"]:
-        _matplotlib_config(None)
-        _warm_up()
-        print(json.dumps({"without_bytecode": _without_bytecode()}))
+        warm_up.matplotlib_config(None)
+        warm_up.warm_up()
+        print(json.dumps({"without_bytecode": warm_up.without_bytecode()}))
         return 0
     commands_fd, events_fd, work_root, template = int(argv[1]), int(argv[2]), argv[3], argv[4]
     _protect_runner()
@@ -427,11 +280,11 @@ def main(argv: list[str]) -> int:
     out = os.fdopen(events_fd, "w", encoding="utf-8")
     commands = os.fdopen(commands_fd, "r", encoding="utf-8")
     os.makedirs(work_root, exist_ok=True)
-    _matplotlib_config(work_root)
+    warm_up.matplotlib_config(work_root)
     groups = settings.get("warm_up")
-    _warm_up(groups)
+    warm_up.warm_up(groups)
     if groups is None or "agent_harness" in groups:  # else nothing here embeds
-        _preload_embeddings(settings.get("embeddings"))
+        warm_up.preload_embeddings(settings.get("embeddings"))
     # What the warm-up made is shared with every notebook's process until either writes to
     # it; the collector visiting it all in a child would copy every page it sits on.
     gc.collect()

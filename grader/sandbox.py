@@ -52,7 +52,8 @@ __all__ = [
 RUNNER = Path(__file__).with_name("runner.py")
 #: The runner and the sibling files it loads: all the sandbox mounts of the grader.
 RUNNER_FILES = tuple(
-    Path(__file__).with_name(f"{n}.py") for n in ("runner", "runner_child", "runner_guard")
+    Path(__file__).with_name(f"{n}.py")
+    for n in ("runner", "runner_child", "runner_guard", "runner_warm_up")
 )
 #: Folders covered by an empty one wherever they sit inside a folder the sandbox mounts.
 HIDDEN_NAMES = ("grader", "solutions")
@@ -186,7 +187,8 @@ class Sandbox:
         template: A prepared embedded database folder, copied for every notebook.
         limits: The resource limits.
         use_bwrap: None = use bubblewrap when available.
-        warm_up: The runner's warm-up groups (``grader/runner.py``, ``WARM_UP``); None = all.
+        warm_up: The runner's warm-up groups (``grader/runner_warm_up.py``, ``WARM_UP``);
+            None = all.
     """
 
     def __init__(

@@ -247,6 +247,7 @@ bootstrap = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bootstrap)
 bootstrap.ensure_venv = lambda: None             # the environment is there already
 bootstrap.ensure_installed = lambda *args: None
+bootstrap.compile_bytecode = lambda: None         # (it would run the stand-in too)
 bootstrap.PYTHON = {stand_in!r}
 bootstrap.main(["start"])
 """
