@@ -563,8 +563,10 @@ def test_a_notebook_runs_with_papermill_with_no_network(attendee, tmp_path):
     workshop = home / "workshop"
     papermill = workshop / ".venv" / "bin" / "papermill"
     out = tmp_path / "00_setup.ipynb"
+    # the attendee's kit carries no solutions: the instructor's notebook, in the kit's install
+    solution = ROOT / "solutions" / "00_setup.ipynb"
     run = subprocess.run(
-        [*NO_NETWORK, str(papermill), "solutions/00_setup.ipynb", str(out), "-p", "backend",
+        [*NO_NETWORK, str(papermill), str(solution), str(out), "-p", "backend",
          "embedded", "-p", "llm_mode", "offline", "--no-progress-bar"],
         cwd=workshop, env=_attendee_env(home), capture_output=True, text=True, timeout=900,
     )  # fmt: skip
@@ -572,6 +574,23 @@ def test_a_notebook_runs_with_papermill_with_no_network(attendee, tmp_path):
     cells = json.loads(out.read_text())["cells"]
     outputs = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", [])]
     assert outputs and not [o for o in outputs if o.get("output_type") == "error"]
+
+
+def test_an_attendees_kit_leaves_the_instructors_material_out(tmp_path):
+    """A kit handed to the attendees of a graded course must not carry the answers: the
+    project's source in it has no solutions/, grader/probes/, tests/ or bench/ unless the
+    instructor asks (``--instructor``); what the attendee needs is there."""
+    from agent_harness.kit.build import INSTRUCTOR_ONLY, _source_files
+
+    attendee, instructor = _source_files(tmp_path), _source_files(tmp_path, instructor=True)
+    assert [n for n in attendee if n.startswith(INSTRUCTOR_ONLY)] == []
+    for folder in ("solutions/", "grader/probes/", "tests/", "bench/"):
+        assert any(n.startswith(folder) for n in instructor), folder
+    for needed in ("setup/bootstrap.py", "requirements.lock", "pyproject.toml",
+                   "notebooks/00_setup.ipynb", "grader/check.py", "grader/value_checks.py",
+                   "agent_harness/harness.py"):  # fmt: skip
+        assert needed in attendee, needed
+    assert set(attendee) < set(instructor)
 
 
 @pytest.mark.slow
@@ -594,6 +613,15 @@ def test_the_kit_holds_the_locks_files_the_project_and_a_three_line_readme(kit):
     released = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
     assert sorted(p.name for p in (kit / "notebooks").iterdir()) == released
     assert len((kit / "README-KIT.md").read_text().splitlines()) == 3
+    # an attendee's kit (the default): neither the source nor the wheel holds the answers
+    from agent_harness.kit.build import INSTRUCTOR_ONLY
+
+    assert manifest["project"]["contents"] == "attendee"
+    (wheel,) = (kit / "project").glob("*.whl")
+    for archive in (kit / "project" / "source.zip", wheel):
+        with zipfile.ZipFile(archive) as opened:
+            held = [n for n in opened.namelist() if n.startswith(INSTRUCTOR_ONLY)]
+        assert held == [], (archive.name, held[:5])
     size = sum(
         manifest["files"][n]["size"]
         for n in {*manifest["common"], manifest["targets"][KEY]["installer"], *wheels}

@@ -8,6 +8,9 @@ written last, so a kit whose build stopped half-way has no manifest and is refus
 2. fetch the planned files into ``wheels/`` and ``installer/`` (copied from local folders when
    they hold them, else downloaded from the index, once each however many targets share them);
 3. the project: its tracked files as ``project/source.zip`` and, built from that zip, its wheel;
+   without the instructor's material (:data:`INSTRUCTOR_ONLY`: solutions, hidden value checks,
+   tests, benchmarks) unless ``instructor`` is asked for: a kit handed to the attendees of a
+   graded course must not carry the answers;
 4. the released notebooks, the lock, README-KIT.md and (``--oracle``) the Oracle Free image;
 5. manifest.json: every file's sha256 and size, the files each target installs, sizes.
 """
@@ -38,6 +41,9 @@ __all__ = ["BuildResult", "KitBuildError", "build_kit", "uv_version"]
 
 WHEELS, INSTALLER, PROJECT, NOTEBOOKS = "wheels", "installer", "project", "notebooks"
 SOURCE_ZIP = f"{PROJECT}/source.zip"
+#: Folders an attendee's kit leaves out (the released notebooks and ``workshop check`` need
+#: none of them: tests/test_student_check.py runs the check in such a layout).
+INSTRUCTOR_ONLY = ("solutions/", "grader/probes/", "tests/", "bench/")
 ORACLE = "oracle"
 
 
@@ -128,9 +134,14 @@ def _git(*args: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def _source_files(out: Path) -> list[str]:
+def _source_files(out: Path, instructor: bool = False) -> list[str]:
     """The project's files git does not ignore (tracked or new), else every file outside the
-    usual ignored folders."""
+    usual ignored folders; without :data:`INSTRUCTOR_ONLY` unless ``instructor``."""
+    names = _project_files(out)
+    return names if instructor else [n for n in names if not n.startswith(INSTRUCTOR_ONLY)]
+
+
+def _project_files(out: Path) -> list[str]:
     listed = _git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
     if listed is not None:
         names = [n for n in listed.split("\0") if n and (PROJECT_ROOT / n).is_file()]
@@ -146,11 +157,11 @@ def _source_files(out: Path) -> list[str]:
     )
 
 
-def _write_project(out: Path) -> str:
+def _write_project(out: Path, instructor: bool = False) -> str:
     """project/source.zip (the tracked files) and the wheel built from it; the wheel's name."""
     (out / PROJECT).mkdir(parents=True)
     with zipfile.ZipFile(out / SOURCE_ZIP, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in _source_files(out):
+        for name in _source_files(out, instructor):
             archive.write(PROJECT_ROOT / name, name)
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "source"
@@ -191,8 +202,10 @@ def build_kit(
     index_url: str | None = PYPI,
     oracle: bool = False,
     echo=print,
+    instructor: bool = False,
 ) -> BuildResult:
-    """Write a kit into ``out`` (see the module's docstring).
+    """Write a kit into ``out`` (see the module's docstring); ``instructor``: the project's
+    source with the solutions, hidden value checks, tests and benchmarks (an instructor's kit).
 
     Raises:
         KitBuildError: A platform the lock cannot serve, a gap, the index unreachable, a
@@ -233,7 +246,7 @@ def build_kit(
             index.close()
     for folder in (PROJECT, NOTEBOOKS):
         shutil.rmtree(out / folder, ignore_errors=True)
-    project_wheel = _write_project(out)
+    project_wheel = _write_project(out, instructor)
     (out / NOTEBOOKS).mkdir()
     notebooks = []
     for notebook in sorted((PROJECT_ROOT / "notebooks").glob("*.ipynb")):
@@ -250,6 +263,7 @@ def build_kit(
         except KitImageError as e:
             raise KitBuildError(str(e)) from e
     manifest = _manifest(out, plan, platforms, pythons, lock_text, project_wheel, notebooks, image)
+    manifest["project"]["contents"] = "instructor" if instructor else "attendee"
     (out / kit_manifest.README).write_text(_readme(manifest), "utf-8", newline="\n")
     manifest["files"][kit_manifest.README] = _entry(out / kit_manifest.README)
     manifest["size"] = sum(f["size"] for f in manifest["files"].values())

@@ -61,6 +61,12 @@ def kit() -> None:
     is_flag=True,
     help="Add the Oracle Free image of docker-compose.yml (docker save; needs Docker).",
 )
+@click.option(
+    "--instructor",
+    is_flag=True,
+    help="Keep solutions/, grader/probes/, tests/ and bench/ in the project's source (left out "
+    "by default: a kit for attendees must not carry the answers).",
+)
 def kit_build(
     out: Path,
     platforms: tuple[str, ...],
@@ -70,6 +76,7 @@ def kit_build(
     no_index: bool,
     plan_only: bool,
     oracle: bool,
+    instructor: bool,
 ) -> None:
     """Write a kit into OUT: every file requirements.lock pins for each platform and Python,
     each checked against the lock's hash; uv's wheel; the project; the notebooks; a manifest."""
@@ -87,7 +94,9 @@ def kit_build(
                     f"{key:<14} {files:>4} files  {_mb(size):>9}  (Python {', '.join(pythons)})"
                 )
             return
-        result = build_kit(out, platforms, pythons, list(find_links), index, oracle, click.echo)
+        result = build_kit(
+            out, platforms, pythons, list(find_links), index, oracle, click.echo, instructor
+        )
     except KitBuildError as e:
         raise click.ClickException(str(e)) from e
     manifest = result.manifest
@@ -95,8 +104,9 @@ def kit_build(
         click.echo(f"{key:<14} {_mb(target['size']):>9}  (Python {', '.join(pythons)})")
     if manifest.get("oracle"):
         click.echo(f"{'oracle image':<14} {_mb(manifest['oracle']['size']):>9}")
+    contents = manifest["project"]["contents"]
     click.echo(
-        f"kit {out}: {len(manifest['files'])} files, {_mb(manifest['size'])} in "
+        f"kit {out} (for {contents}s): {len(manifest['files'])} files, {_mb(manifest['size'])} in "
         f"{result.seconds:.0f} s ({_mb(result.downloaded)} downloaded, {_mb(result.copied)} "
         "copied from local folders)"
     )
