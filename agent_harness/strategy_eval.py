@@ -96,7 +96,9 @@ def _succeeded(needs: tuple[str, ...], calls: list[tuple[str, bool]], forced: bo
     return not forced and all(any(n in ok for n in need.split("|")) for need in needs)
 
 
-def compare_strategies(harness, strategies=STRATEGIES, questions=None, agent=None, k=5):
+def compare_strategies(
+    harness, strategies=STRATEGIES, questions=None, agent=None, k=5, progress=False
+):
     """Run every question under every strategy (each in a fresh thread).
 
     Args:
@@ -106,29 +108,31 @@ def compare_strategies(harness, strategies=STRATEGIES, questions=None, agent=Non
         agent: The agent for every strategy (default: none for ``all`` / ``retrieve``, the
             default agent for the disclosing ones).
         k: Tools retrieval picks.
+        progress: Show a progress bar of the agent turns (a notebook cell that runs them
+            all says how far it is instead of sitting silent).
 
     Returns:
         A list of :class:`StrategyRun`.
     """
+    from tqdm.auto import tqdm
+
     questions = questions or demo_questions(harness)
     runs = []
-    for strategy in strategies:
-        for item in questions:
-            thread = f"eval-{strategy}-{uuid.uuid4().hex[:8]}"
-            turn = agent_turn(
-                harness, item.question, thread, strategy=strategy, agent=agent, k_tools=k
+    turns = [(strategy, item) for strategy in strategies for item in questions]
+    for strategy, item in tqdm(turns, desc="agent turns", unit="turn", disable=not progress):
+        thread = f"eval-{strategy}-{uuid.uuid4().hex[:8]}"
+        turn = agent_turn(harness, item.question, thread, strategy=strategy, agent=agent, k_tools=k)
+        calls = [(c.name, c.ok) for c in turn.tool_calls]
+        runs.append(
+            StrategyRun(
+                strategy,
+                item.question,
+                [t for t in turn.tool_tokens if t],
+                calls,
+                _succeeded(item.needs, calls, turn.forced_final),
+                turn.turn_id,
             )
-            calls = [(c.name, c.ok) for c in turn.tool_calls]
-            runs.append(
-                StrategyRun(
-                    strategy,
-                    item.question,
-                    [t for t in turn.tool_tokens if t],
-                    calls,
-                    _succeeded(item.needs, calls, turn.forced_final),
-                    turn.turn_id,
-                )
-            )
+        )
     return runs
 
 
