@@ -10,7 +10,6 @@ identity.
 from __future__ import annotations
 
 import json
-import shutil
 
 import anyio
 import pytest
@@ -18,9 +17,8 @@ from mcp import Client
 
 from agent_harness.backends.errors import AccessDenied
 from agent_harness.identity import Identity, IdentityError
+from tests.identity_harnesses import ANA, FIN, harness_fixtures
 
-ANA = {"user": "ana", "roles": ["analyst"], "regions": ["ATLANTIC"]}
-FIN = {"user": "fay", "roles": ["finance"], "regions": ["PACIFIC", "INDIAN"]}
 VALUE_SQL = (
     "SELECT v.ocean_region, COUNT(*) AS lines, SUM(i.quantity * i.unit_value_cents) AS cents"
     " FROM supplychain.voyages v JOIN supplychain.containers c ON c.voyage_id = v.voyage_id"
@@ -29,38 +27,7 @@ VALUE_SQL = (
 )
 
 
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory, template):
-    data_dir = tmp_path_factory.mktemp("guardrails")
-    shutil.copytree(template, data_dir, dirs_exist_ok=True)
-    return data_dir
-
-
-@pytest.fixture(scope="module")
-def owner(folder):
-    import agent_harness
-
-    h = agent_harness.connect(backend="embedded", data_dir=folder)
-    yield h
-    h.close()
-
-
-@pytest.fixture(scope="module")
-def ana(folder, owner):
-    import agent_harness
-
-    h = agent_harness.connect(backend="embedded", data_dir=folder, identity=ANA)
-    yield h
-    h.close()
-
-
-@pytest.fixture(scope="module")
-def fay(folder, owner):
-    import agent_harness
-
-    h = agent_harness.connect(backend="embedded", data_dir=folder, identity=FIN)
-    yield h
-    h.close()
+folder, owner, ana, fay = harness_fixtures("guardrails")
 
 
 def sql(h, text: str, **binds) -> dict:

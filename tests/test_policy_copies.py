@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import threading
 import time
 
@@ -20,9 +19,8 @@ import pytest
 
 from agent_harness.backends.embedded.readonly import ReadOnlyConnection
 from agent_harness.identity import Identity
+from tests.identity_harnesses import ANA, FIN, harness_fixtures
 
-ANA = {"user": "ana", "roles": ["analyst"], "regions": ["ATLANTIC"]}
-FIN = {"user": "fay", "roles": ["finance"], "regions": ["PACIFIC", "INDIAN"]}
 JOIN_SQL = (
     "SELECT voyages.ocean_region, COUNT(*) AS n,"
     " SUM(cargo_items.quantity * cargo_items.unit_value_cents) AS cents"
@@ -33,29 +31,7 @@ JOIN_SQL = (
 )
 
 
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory, template):
-    data_dir = tmp_path_factory.mktemp("policy-copies")
-    shutil.copytree(template, data_dir, dirs_exist_ok=True)
-    return data_dir
-
-
-@pytest.fixture(scope="module")
-def owner(folder):
-    import agent_harness
-
-    h = agent_harness.connect(backend="embedded", data_dir=folder)
-    yield h
-    h.close()
-
-
-@pytest.fixture(scope="module")
-def ana(folder, owner):
-    import agent_harness
-
-    h = agent_harness.connect(backend="embedded", data_dir=folder, identity=ANA)
-    yield h
-    h.close()
+folder, owner, ana, fay = harness_fixtures("policy-copies")
 
 
 def rows(h, text: str) -> list[list]:
