@@ -10,7 +10,6 @@ import contextlib
 import importlib.util
 import os
 import shutil
-import socket
 import subprocess
 import time
 import urllib.request
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from agent_harness.lab import lab_command
 from tests.deadlines import PATIENCE_S, wait_for
+from tests.ports import free_port as _free_port
 
 __all__ = ["MISSING", "Lab", "browser", "running_lab"]
 
@@ -34,12 +34,6 @@ MISSING = [
     if not there
 ]
 TOKEN = "attendee-test-token"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Lab:

@@ -28,6 +28,7 @@ import pytest
 
 from agent_harness.lab import ATTENDEE_CONFIG, lab_command
 from tests.deadlines import PATIENCE_S
+from tests.ports import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="POSIX signals (Windows: Job Object)")
@@ -69,12 +70,6 @@ def test_attendees_get_the_config_folder_and_instructors_do_not():
     assert env["JUPYTER_CONFIG_PATH"] == "/somewhere/else"
     _, env = lab_command(9999, instructor=True, env={})
     assert "JUPYTER_CONFIG_PATH" not in env
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _port_taken(port: int) -> bool:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import sys
 import threading
 from pathlib import Path
@@ -21,6 +20,7 @@ from mcp import Client, StdioServerParameters
 from agent_harness.mcp.server import HarnessMcpServer
 from agent_harness.mcp.serving import serve_http
 from agent_harness.mcp.toolset import McpToolSet
+from tests.ports import free_port as _free_port
 
 COUNT_SQL = {"sql": "SELECT COUNT(*) AS n FROM supplychain.vessels"}
 
@@ -41,12 +41,6 @@ def h(tmp_path_factory, template):
 
 def run(coro_fn, *args):
     return anyio.run(coro_fn, *args)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -39,6 +39,7 @@ from mcp import Client, StdioServerParameters
 from agent_harness.agent_loop import agent_turn
 from agent_harness.tools.jsonschema_lib import jsonschema
 from agent_harness.tools.policy import Policy
+from tests.ports import free_port as _free_port
 
 WORKSHOP = str(Path(sys.executable).with_name("workshop"))
 TRANSPORTS = ["stdio", "http"]
@@ -57,12 +58,6 @@ def _env(h) -> dict:
         "WORKSHOP_DATA_DIR": str(h.backend.data_dir),
         "WORKSHOP_BACKEND": "embedded",
     }
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:

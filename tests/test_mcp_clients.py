@@ -28,6 +28,7 @@ from mcp.client.streamable_http import streamable_http_client
 from agent_harness.mcp.server import HarnessMcpServer
 from agent_harness.mcp.serving import PortInUse, bind, serve_http
 from agent_harness.mcp.toolset import McpToolSet
+from tests.ports import free_port as _free_port
 
 TOKEN = "test-token-" + "x" * 16
 SLOW_JS = "const t = Date.now(); while (Date.now() - t < 2500) {} 'done'"
@@ -41,12 +42,6 @@ def h(embedded_harness):
 
 def run(coro_fn, *args):
     return anyio.run(coro_fn, *args)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Served:

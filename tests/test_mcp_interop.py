@@ -31,6 +31,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.ports import free_port as _free_port
+
 WORKSHOP = str(Path(sys.executable).with_name("workshop"))
 HUGE = "Q" * 1_100_000
 SLOW_JS = "const t = Date.now(); while (Date.now() - t < 2500) {} 'slow done'"
@@ -50,12 +52,6 @@ def _env(h) -> dict:
         "WORKSHOP_DATA_DIR": str(h.backend.data_dir),
         "WORKSHOP_BACKEND": "embedded",
     }
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start_http(h, *args):
