@@ -225,18 +225,7 @@ def build_kit(
     local = LocalFiles([out / WHEELS, out / INSTALLER, *map(Path, find_links)])
     index = PackageIndex(index_url) if index_url else None
     try:
-        with _bar(0, "index pages", unit="page") as pages:
-
-            def progress(total):
-                pages.reset(total)
-                return lambda: pages.update(1)
-
-            try:
-                plan = plan_kit(lock, platforms, pythons, local, index, uv_version(), progress)
-            except Exception as e:  # the index unreachable, a page that is not JSON
-                raise KitBuildError(f"reading the package index failed: {e}") from e
-        if plan.gaps:
-            raise KitBuildError(_gap_message(plan))
+        plan = _plan(platforms, pythons, local, index)
         echo(f"planned: {len(plan.wheels)} targets, index asked about {plan.asked_index} releases")
         out.mkdir(parents=True, exist_ok=True)
         (out / kit_manifest.MANIFEST).unlink(missing_ok=True)  # a kit is whole or refused
@@ -324,6 +313,25 @@ def _manifest(out, plan, platforms, pythons, lock_text, project_wheel, notebooks
     return manifest
 
 
+def _plan(platforms, pythons, local: LocalFiles, index: PackageIndex | None) -> KitPlan:
+    """The kit's plan from the lock, with a bar over the index's pages; a gap or an index that
+    cannot be read is a :class:`KitBuildError`."""
+    with _bar(0, "index pages", unit="page") as pages:
+
+        def progress(total):
+            pages.reset(total)
+            return lambda: pages.update(1)
+
+        lock = PROJECT_ROOT / "requirements.lock"
+        try:
+            plan = plan_kit(lock, platforms, pythons, local, index, uv_version(), progress)
+        except Exception as e:  # the index unreachable, a page that is not JSON
+            raise KitBuildError(f"reading the package index failed: {e}") from e
+    if plan.gaps:
+        raise KitBuildError(_gap_message(plan))
+    return plan
+
+
 def plan_sizes(
     platforms: list[str], pythons: list[str], find_links: list[Path], index_url: str | None
 ) -> dict[str, tuple[int, int]]:
@@ -332,21 +340,10 @@ def plan_sizes(
     2 MB, are not counted)."""
     index = PackageIndex(index_url) if index_url else None
     try:
-        with _bar(0, "index pages", unit="page") as pages:
-
-            def progress(total):
-                pages.reset(total)
-                return lambda: pages.update(1)
-
-            plan = plan_kit(
-                PROJECT_ROOT / "requirements.lock", platforms, pythons,
-                LocalFiles(map(Path, find_links)), index, uv_version(), progress,
-            )  # fmt: skip
+        plan = _plan(platforms, pythons, LocalFiles(map(Path, find_links)), index)
     finally:
         if index is not None:
             index.close()
-    if plan.gaps:
-        raise KitBuildError(_gap_message(plan))
     sizes = {}
     for key in platforms:
         files = {f.filename: f.size for (k, _), fs in plan.wheels.items() if k == key for f in fs}
