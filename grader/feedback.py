@@ -4,7 +4,8 @@ A participant's page shows their points and the checks' messages, never hidden t
 Student names and messages are untrusted (a submission chooses its folder's name and can make
 a check fail with any message), so on a page:
 
-* everything is HTML-escaped, and the page loads nothing and forbids scripts
+* everything is HTML-escaped (the page is a Jinja2 template with autoescape,
+  ``templates/feedback.html``), and the page loads nothing and forbids scripts
   (a Content-Security-Policy), so even a missed escape could not run code;
 * terminal escape codes and control characters are removed;
 * a message line that shows a line of a hidden test (a traceback through a hidden check, say)
@@ -18,12 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import html
 import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+
+import jinja2
 
 from grader.results import STATUSES, GradeRow
 
@@ -174,60 +176,37 @@ def redact(message: str, hidden_lines: Iterable[str] | None = None) -> str:
 
 # --- the page --------------------------------------------------------------------------------
 
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; }
-table { border-collapse: collapse; width: 100%; margin-bottom: 1.5em; }
-th, td { border: 1px solid #ccc; padding: .3em .5em; text-align: left; vertical-align: top; }
-td.num { text-align: right; white-space: nowrap; }
-pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .9em; }
-.status-ok { color: #1a7f37; } .status-failed { color: #b42318; }
-.status-timeout, .status-crashed, .status-missing { color: #9a6700; }
-""".strip()
-
-_CSP = "default-src 'none'; style-src 'unsafe-inline'"
-
-
-def _e(value) -> str:
-    return html.escape(str(value), quote=True)
+# The page is templates/feedback.html; autoescape escapes every value put into it, so no value
+# reaches the page unescaped, whatever the submission wrote.
+_PAGES = jinja2.Environment(
+    loader=jinja2.PackageLoader("grader", "templates"),
+    autoescape=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    undefined=jinja2.StrictUndefined,
+)
 
 
 def _totals(rows: list[GradeRow]) -> tuple[float, float]:
     return sum(r.points for r in rows), sum(r.max_points for r in rows)
 
 
-def _row_html(row: GradeRow, hidden_lines) -> str:
-    message = shorten(redact(row.message or "", hidden_lines), PAGE_MESSAGE_LIMIT)
-    css = row.status if row.status in STATUSES else "unknown"
-    return (
-        f"<tr><td>{_e(row.grade_id)}</td><td class='num'>{format_points(row.points)}</td>"
-        f"<td class='num'>{format_points(row.max_points)}</td>"
-        f"<td class='status-{css}'>{_e(row.status)}</td><td><pre>{_e(message)}</pre></td></tr>"
-    )
+def _row_view(row: GradeRow, hidden_lines) -> dict:
+    return {
+        "grade_id": row.grade_id,
+        "points": format_points(row.points),
+        "max_points": format_points(row.max_points),
+        "css": row.status if row.status in STATUSES else "unknown",
+        "status": row.status,
+        "message": shorten(redact(row.message or "", hidden_lines), PAGE_MESSAGE_LIMIT),
+    }
 
 
-def _notebook_html(notebook: str, rows: list[GradeRow], hidden_lines) -> str:
+def _notebook_view(notebook: str, rows: list[GradeRow], hidden_lines) -> dict:
     points, max_points = map(format_points, _totals(rows))
-    body = "\n".join(_row_html(row, hidden_lines) for row in rows)
-    return (
-        f"<section>\n<h2>{_e(notebook)}: {points} / {max_points}</h2>\n<table>\n"
-        "<thead><tr><th>grade cell</th><th>points</th><th>max</th><th>status</th>"
-        f"<th>message</th></tr></thead>\n<tbody>\n{body}\n</tbody>\n"
-        f"<tfoot><tr><th>notebook total</th><td class='num'>{points}</td>"
-        f"<td class='num'>{max_points}</td><td colspan='2'></td></tr></tfoot>\n"
-        "</table>\n</section>"
-    )
-
-
-def _legend_html() -> str:
-    items = "\n".join(
-        f"<dt class='status-{s}'>{s}</dt><dd>{_e(text)}</dd>" for s, text in STATUS_MEANINGS.items()
-    )
-    return f"<section>\n<h2>What the statuses mean</h2>\n<dl>\n{items}\n</dl>\n</section>"
-
-
-def _notes_html(notes) -> str:
-    items = "\n".join(f"<li>{_e(plain_text(note))}</li>" for note in notes)
-    return f"<section>\n<h2>How your notebooks were read</h2>\n<ul>\n{items}\n</ul>\n</section>"
+    rows_shown = [_row_view(row, hidden_lines) for row in rows]
+    return {"name": notebook, "points": points, "max_points": max_points, "rows": rows_shown}
 
 
 def render_feedback(rows: list[GradeRow], title: str, hidden_lines=None, notes=()) -> str:
@@ -247,20 +226,13 @@ def render_feedback(rows: list[GradeRow], title: str, hidden_lines=None, notes=(
     rows = sort_rows(rows)
     points, max_points = map(format_points, _totals(rows))
     notebooks = group_rows(rows, lambda r: r.notebook)
-    sections = [_notebook_html(nb, nb_rows, hidden_lines) for nb, nb_rows in notebooks.items()]
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en"><head><meta charset="utf-8">',
-            f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
-            f"<title>{_e(title)}</title>\n<style>\n{_STYLE}\n</style>\n</head><body>",
-            f"<h1>{_e(title)}</h1>",
-            f"<p>Total: <strong>{points} / {max_points}</strong> points</p>",
-            *([_notes_html(notes)] if notes else []),
-            *(sections or ["<p>No grades were recorded.</p>"]),
-            _legend_html(),
-            "</body></html>\n",
-        ]
+    return _PAGES.get_template("feedback.html").render(
+        title=title,
+        points=points,
+        max_points=max_points,
+        notes=[plain_text(note) for note in notes],
+        notebooks=[_notebook_view(nb, nb_rows, hidden_lines) for nb, nb_rows in notebooks.items()],
+        meanings=STATUS_MEANINGS,
     )
 
 

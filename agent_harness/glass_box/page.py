@@ -38,10 +38,11 @@ TEMPLATE = "glass-box"
 #: 8 widgets (other extensions installed for JupyterLab, such as nbgrader's, fail outside
 #: JupyterLab and fill the browser console with errors).
 WIDGETS_ONLY = ("@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8")
-_CDN_LINKS = tuple(
-    f'<link rel="stylesheet" href="https://cdn.jsdelivr.net/npm/@fortawesome/'
-    f'fontawesome-free@^5/css/{name}" type="text/css" />'
-    for name in ("all.min.css", "v4-shims.min.css")
+_CDN_LINKS = (
+    '<link rel="stylesheet" href="https://cdn.jsdelivr.net/npm/@fortawesome/fontawesome-free@^5'
+    '/css/all.min.css" type="text/css" />',
+    '<link rel="stylesheet" href="https://cdn.jsdelivr.net/npm/@fortawesome/fontawesome-free@^5'
+    '/css/v4-shims.min.css" type="text/css" />',
 )
 # Voilà's lab template links Font Awesome from a CDN, which a machine without internet access
 # cannot load (a console error); Voilà's own bundle carries the same icons: drop the links.

@@ -15,12 +15,12 @@ offload handle, then the answer.
 
 from __future__ import annotations
 
-import html
 import time
 import uuid
 
 from agent_harness.glass_box.budget import PARTS, context_budget
 from agent_harness.glass_box.hooks import PanelHooks
+from agent_harness.glass_box.render import render
 from agent_harness.glass_box.stream import StreamingLLM
 from agent_harness.glass_box.threads import thread_turns, threads
 from agent_harness.glass_box.trail import render_trail_html
@@ -39,54 +39,42 @@ STREAM_REDRAW_S = 0.05
 
 
 def render_meter_html(budget: dict | None, label: str = "next request") -> str:
-    """The context meter: one bar per part, to scale against the model's window."""
+    """The context meter (``templates/meter.html``): one bar per part, to scale against the
+    model's window."""
     if not budget:
-        return '<div class="gb-meter"><i>context meter: no request yet</i></div>'
+        return render("meter.html", parts=None)
     window = max(1, int(budget.get("window") or 1))
     total = int(budget.get("total") or 0)
 
-    def bar(scale: int, height: int) -> str:
-        return "".join(
-            f'<div class="gb-part gb-part-{p}" title="{p}: {int(budget.get(p) or 0):,} tokens" '
-            f'style="display:inline-block;height:{height}px;background:{_PART_COLOURS[p]};'
-            f'width:{max(0.0, 100.0 * float(budget.get(p) or 0) / max(1, scale)):.4f}%"></div>'
-            for p in PARTS
-        )
+    def share(tokens: float, scale: int) -> str:
+        return f"{max(0.0, 100.0 * tokens / max(1, scale)):.4f}"
 
-    legend = " · ".join(
-        f'<span style="color:{_PART_COLOURS[p]}">■</span> {p.replace("_", " ")} '
-        f"{int(budget.get(p) or 0):,}"
+    parts = [
+        {
+            "name": p,
+            "label": p.replace("_", " "),
+            "colour": _PART_COLOURS[p],
+            "tokens": f"{int(budget.get(p) or 0):,}",
+            "of_window": share(float(budget.get(p) or 0), window),
+            "of_request": share(float(budget.get(p) or 0), total),
+        }
         for p in PARTS
-    )
-    return (
-        '<div class="gb-meter" style="font:12px sans-serif">'
-        f"<b>{html.escape(label)}</b>: {total:,} of {window:,} tokens "
-        f"({100.0 * total / window:.2f}% of the window, {int(budget.get('free') or 0):,} free)"
-        '<div class="gb-window-bar" title="against the window" style="background:#eceff1;'
-        f'width:100%;height:10px;white-space:nowrap;overflow:hidden">{bar(window, 10)}</div>'
-        '<div class="gb-request-bar" title="the request itself, by part" style="width:100%;'
-        f'height:14px;margin-top:2px;white-space:nowrap;overflow:hidden">{bar(total, 14)}</div>'
-        f"<div>{legend}</div></div>"
+    ]
+    return render(
+        "meter.html",
+        parts=parts,
+        label=label,
+        total=f"{total:,}",
+        window=f"{window:,}",
+        percent=f"{100.0 * total / window:.2f}",
+        free=f"{int(budget.get('free') or 0):,}",
     )
 
 
 def render_chat_html(exchanges: list[tuple[str, str | None]]) -> str:
-    """The conversation: each question and its answer (None: still running)."""
-    parts = ['<div class="gb-chat" style="font:13px sans-serif">']
-    for question, answer in exchanges:
-        parts.append(
-            '<div class="gb-question" style="margin:6px 0;padding:6px;background:#e3f2fd;'
-            f'border-radius:6px"><b>you</b>: {html.escape(question)}</div>'
-        )
-        pending = " gb-pending" if answer is None else ""
-        shown = "working on it…" if answer is None else answer
-        parts.append(
-            f'<div class="gb-answer{pending}" style="margin:6px 0;padding:6px;'
-            'background:#f5f5f5;border-radius:6px;white-space:pre-wrap"><b>agent</b>: '
-            f"{html.escape(shown)}</div>"
-        )
-    parts.append("</div>")
-    return "".join(parts)
+    """The conversation (``templates/chat.html``): each question and its answer (None: still
+    running)."""
+    return render("chat.html", exchanges=exchanges)
 
 
 class GlassBox:
@@ -166,18 +154,15 @@ class GlassBox:
         display(self.widget)
 
     def _set_status(self, extra: str = "") -> None:
-        where = f"agent {self.agent}" if self.agent else "no agent"
         identity = getattr(self.harness, "identity", None)
-        acting = (
-            f'<div class="gb-identity">acts for <b>{html.escape(identity.describe())}</b></div>'
-            if identity is not None
-            else ""
-        )
-        self.status.value = (
-            f'<div style="font:12px sans-serif">{acting}'
-            f"<b>{html.escape(self.llm.describe())}</b><br>"
-            f"strategy {html.escape(self.strategy)} · {html.escape(where)} · thread "
-            f"<code>{html.escape(self.thread_id)}</code> {extra}</div>"
+        self.status.value = render(
+            "status.html",
+            identity=None if identity is None else identity.describe(),
+            model=self.llm.describe(),
+            strategy=self.strategy,
+            where=f"agent {self.agent}" if self.agent else "no agent",
+            thread_id=self.thread_id,
+            extra=extra,
         )
 
     def _redraw_live(self, hooks: PanelHooks) -> None:
@@ -189,10 +174,7 @@ class GlassBox:
         now = time.monotonic()
         if now - self._last_draw >= STREAM_REDRAW_S:
             self._last_draw = now
-            self.stream.value = (
-                '<div class="gb-streaming" style="white-space:pre-wrap;color:#546e7a">'
-                f"{html.escape(self._streamed)}</div>"
-            )
+            self.stream.value = render("stream.html", text=self._streamed)
 
     # --- threads ------------------------------------------------------------------------------
     def _refresh_threads(self) -> None:

@@ -10,8 +10,9 @@ rows. :func:`event_line` says what one event means in words; :func:`render_trail
 
 from __future__ import annotations
 
-import html
 import json
+
+from agent_harness.glass_box.render import render
 
 __all__ = ["event_line", "render_trail_html", "render_trail_text", "walk", "KIND_COLOURS"]
 
@@ -124,30 +125,31 @@ def render_trail_text(tree: dict) -> str:
 
 
 def render_trail_html(tree: dict | None, title: str = "") -> str:
-    """The tree as HTML: one line per event (class ``gb-event gb-<kind>``), indented by depth,
-    failures in red; the question and status on top."""
+    """The tree as HTML (``templates/trail.html``): one line per event (class
+    ``gb-event gb-<kind>``), indented by depth, failures in red; the question and status on
+    top."""
     if not tree:
-        return (
-            '<div class="gb-trail"><i>Ask a question: the trail fills in as the turn runs.</i>'
-            "</div>"
-        )
-    status = tree.get("status") or "running"
-    parts = [
-        '<div class="gb-trail" style="font:12px/1.45 monospace">',
-        f'<div class="gb-turn" style="font-weight:bold">{html.escape(title or "")}'
-        f"{html.escape(str(tree.get('question') or ''))} "
-        f'<span class="gb-status gb-status-{html.escape(status)}">[{html.escape(status)}]'
-        "</span></div>",
-    ]
+        return render("trail.html", tree=None)
+    events = []
     for depth, node in walk(tree.get("events") or []):
         kind = str(node.get("kind"))
         failed = node.get("ok") is False or "error" in kind
         colour = _ERROR if failed else KIND_COLOURS.get(kind, "#9e9e9e")
-        parts.append(
-            f'<div class="gb-event gb-{html.escape(kind)}" style="margin-left:{depth * 14}px;'
-            f"border-left:3px solid {colour};padding-left:5px;white-space:pre-wrap;"
-            f'{"color:" + _ERROR + ";" if failed else ""}">'
-            f"{html.escape(event_line(node))}</div>"
+        events.append(
+            {
+                "kind": kind,
+                "depth": depth,
+                "colour": colour,
+                "failed": failed,
+                "line": event_line(node),
+            }
         )
-    parts.append("</div>")
-    return "".join(parts)
+    return render(
+        "trail.html",
+        tree=tree,
+        title=title or "",
+        question=str(tree.get("question") or ""),
+        status=tree.get("status") or "running",
+        events=events,
+        error_colour=_ERROR,
+    )
