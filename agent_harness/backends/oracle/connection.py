@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import oracledb
+import tenacity
 
 from agent_harness.backends.connection import Connection
 from agent_harness.backends.errors import BackendError
@@ -83,28 +83,33 @@ def connect_user(
         BackendError: Nothing listens, wrong credentials, or the database never opened.
     """
     wait_s = STARTUP_WAIT_S if wait_s is None else wait_s
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            return oracledb.connect(
-                user=user,
-                password=password,
-                dsn=settings.oracle_dsn,
-                tcp_connect_timeout=CONNECT_TIMEOUT_S,
-            )
-        except oracledb.Error as e:
-            opening = database_is_opening(e)
-            if opening and time.monotonic() + STARTUP_POLL_S < deadline:
-                time.sleep(STARTUP_POLL_S)
-                continue
-            waited = f" (still opening after {wait_s:g} s)" if opening else ""
-            raise BackendError(
-                f"cannot connect to Oracle at {settings.oracle_dsn} as {user} ({role}){waited}:"
-                f" {whole_text(e)}{hint(e)}. Start the database with `docker compose up -d"
-                " oracle` and wait until `docker compose ps` says healthy; check"
-                " WORKSHOP_ORACLE_DSN (host:port/service). Or use WORKSHOP_BACKEND=embedded"
-                " (no server needed)."
-            ) from e
+    # Try again every STARTUP_POLL_S while the database opens, unless the next try would start
+    # after wait_s; any other failure (nothing listens, a wrong password) ends it at once.
+    attempts = tenacity.Retrying(
+        retry=tenacity.retry_if_exception(
+            lambda e: isinstance(e, oracledb.Error) and database_is_opening(e)
+        ),
+        wait=tenacity.wait_fixed(STARTUP_POLL_S),
+        stop=tenacity.stop_before_delay(wait_s),
+        reraise=True,
+    )
+    try:
+        return attempts(
+            oracledb.connect,
+            user=user,
+            password=password,
+            dsn=settings.oracle_dsn,
+            tcp_connect_timeout=CONNECT_TIMEOUT_S,
+        )
+    except oracledb.Error as e:
+        waited = f" (still opening after {wait_s:g} s)" if database_is_opening(e) else ""
+        raise BackendError(
+            f"cannot connect to Oracle at {settings.oracle_dsn} as {user} ({role}){waited}:"
+            f" {whole_text(e)}{hint(e)}. Start the database with `docker compose up -d"
+            " oracle` and wait until `docker compose ps` says healthy; check"
+            " WORKSHOP_ORACLE_DSN (host:port/service). Or use WORKSHOP_BACKEND=embedded"
+            " (no server needed)."
+        ) from e
 
 
 def bind_values(cur, sql: str, binds: Any) -> Any:
