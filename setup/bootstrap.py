@@ -27,6 +27,7 @@ bootstrap (Ctrl+C, SIGTERM) stops JupyterLab and its kernels and frees the port.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import hashlib
 import importlib.util
@@ -330,52 +331,72 @@ def install_from_kit(kit: Path) -> None:
     run(*pip, *project, env=env, what=f"{project_step} with pip")
 
 
-def split_kit(argv: list[str]) -> tuple[list[str], Path | None]:
-    """``--kit PATH`` (or ``--kit=PATH``) taken out of the arguments, anywhere in them."""
-    rest, kit = [], None
-    items = iter(argv)
-    for arg in items:
-        if arg == "--kit":
-            kit = next(items, None)
-            if not kit:
-                sys.exit("[bootstrap] --kit needs the kit's folder: --kit PATH")
-        elif arg.startswith("--kit="):
-            kit = arg.split("=", 1)[1]
-        else:
-            rest.append(arg)
-    return rest, Path(kit).expanduser().resolve() if kit else None
-
-
-USAGE = """usage: python3 setup/bootstrap.py [MODE] [OPTIONS]
-
-modes:
+MODES = ("start", "setup", "sandbox", "test")
+PROG = "python3 setup/bootstrap.py"
+USAGE = "%(prog)s [MODE] [OPTIONS]"
+_MODES_HELP = """modes:
   start [--no-lab] [LAB OPTIONS]  (the default) install into .venv, prepare the database, open
                                   JupyterLab; --no-lab stops before JupyterLab; LAB OPTIONS are
                                   `workshop lab`'s (see `workshop lab --help`), e.g. --instructor
   setup                           install into .venv and prepare the database only
   sandbox                         install bubblewrap, the grader's sandbox (Linux)
   test [PYTEST ARGS]              install what tests need and run the test suite
-  -h, --help                      print this and exit (nothing is installed)
+  help (or -h, --help)            print this and exit (nothing is installed)"""
+_KIT_HELP = (
+    "with start, setup or test: install from a room kit (`workshop kit build`) with no network;"
+    " a kit for another platform or Python, built from another lock, or with a missing or"
+    " corrupt file is refused before anything is installed"
+)
 
-options:
-  --kit PATH                      with start, setup or test: install from a room kit (`workshop
-                                  kit build`) with no network; a kit for another platform or
-                                  Python, built from another lock, or with a missing or corrupt
-                                  file is refused before anything is installed"""
-MODES = ("start", "setup", "sandbox", "test")
+
+def _kit_parser() -> argparse.ArgumentParser:
+    """The one option bootstrap reads wherever it is: ``--kit PATH`` (or ``--kit=PATH``)."""
+    parser = argparse.ArgumentParser(prog=PROG, usage=USAGE, add_help=False, allow_abbrev=False)
+    parser.add_argument("--kit", metavar="PATH", help=_KIT_HELP)
+    return parser
+
+
+def _mode(value: str) -> str:
+    if value not in (*MODES, "help"):
+        raise argparse.ArgumentTypeError(f"unknown mode {value!r}; the modes: {', '.join(MODES)}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: a mode, then the options of what it runs (JupyterLab's, pytest's),
+    handed over untouched; ``--kit`` is taken out first (:func:`split_kit`)."""
+    command = argparse.ArgumentParser(
+        prog=PROG,
+        usage=USAGE,
+        description=_MODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+        parents=[_kit_parser()],
+    )
+    command.add_argument(
+        "mode", nargs="?", default="start", type=_mode, metavar="MODE", help=argparse.SUPPRESS
+    )
+    command.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return command
+
+
+def split_kit(argv: list[str]) -> tuple[list[str], Path | None]:
+    """``--kit PATH`` (or ``--kit=PATH``) taken out of the arguments, anywhere in them."""
+    found, rest = _kit_parser().parse_known_args(argv)
+    return rest, Path(found.kit).expanduser().resolve() if found.kit else None
 
 
 def main(argv: list[str]) -> None:
     argv, kit = split_kit(argv)  # --kit PATH, wherever it is
-    mode = argv[0] if argv else "start"
-    if mode in ("-h", "--help", "help"):
-        print(USAGE)  # before anything is created: asking for help installs nothing
+    command = parser()
+    args = command.parse_args(argv)  # -h and --help print the help and exit here
+    mode, options = args.mode, args.options
+    if mode == "help":
+        command.print_help()  # before anything is created: asking for help installs nothing
         return
-    if mode not in MODES:
-        sys.exit(f"unknown mode {mode!r}\n{USAGE}")
     if kit is not None:
         if mode == "sandbox":
-            sys.exit("[bootstrap] --kit goes with start, setup or test")
+            command.error("--kit goes with start, setup or test")
         check_kit(kit)  # before .venv is created or changed
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     ensure_venv()
@@ -383,13 +404,13 @@ def main(argv: list[str]) -> None:
         ensure_sandbox()
         ensure_installed(kit)
         compile_bytecode()
-        hand_over([PYTHON, "-m", "pytest", *argv[1:]], env)
+        hand_over([PYTHON, "-m", "pytest", *options], env)
     elif mode in ("start", "setup"):
         ensure_installed(kit)
         compile_bytecode()
         run(PYTHON, "-m", "agent_harness.cli", "setup", env=env)
-        if mode == "start" and "--no-lab" not in argv:
-            hand_over([PYTHON, "-m", "agent_harness.cli", "lab", *argv[1:]], env)
+        if mode == "start" and "--no-lab" not in options:
+            hand_over([PYTHON, "-m", "agent_harness.cli", "lab", *options], env)
     else:  # sandbox
         ensure_sandbox()
 

@@ -152,6 +152,56 @@ def test_help_installs_nothing_and_readme_lists_every_mode(tmp_path):
         assert f"`{word}" in readme, f"README does not list {word}"
 
 
+@pytest.mark.parametrize(
+    ("argv", "handed_over"),
+    [
+        ([], ["agent_harness.cli", "lab"]),
+        (["start", "--port", "9", "--instructor"], ["agent_harness.cli", "lab", "--port", "9",
+                                                     "--instructor"]),
+        (["start", "--help"], ["agent_harness.cli", "lab", "--help"]),  # `workshop lab`'s help
+        (["start", "--no-lab"], None),
+        (["setup"], None),
+        (["test", "-h", "-x", "-k", "not slow"], ["pytest", "-h", "-x", "-k", "not slow"]),
+        (["test", "--kit", "K", "tests/test_kit.py"], ["pytest", "tests/test_kit.py"]),
+        (["--kit=K", "start", "--port", "9"], ["agent_harness.cli", "lab", "--port", "9"]),
+    ],
+)  # fmt: skip
+def test_the_options_after_a_mode_are_handed_over_untouched(
+    bootstrap, monkeypatch, argv, handed_over
+):
+    """argparse (issue 29 item 4) keeps the hand-written parser's behaviour: what follows the
+    mode goes to `workshop lab` or pytest as it was written (even -h), --kit PATH is taken out
+    wherever it is."""
+    kits = []
+    for step in ("ensure_venv", "ensure_sandbox", "ensure_installed", "compile_bytecode"):
+        monkeypatch.setattr(bootstrap, step, lambda *_: None)
+    monkeypatch.setattr(bootstrap, "check_kit", kits.append)
+    handed = []
+    monkeypatch.setattr(bootstrap, "hand_over", lambda command, env: handed.append(command))
+    bootstrap.main(argv)
+    assert [c[2:] for c in handed] == ([handed_over] if handed_over else [])
+    assert kits == ([Path("K").resolve()] if any("K" in a for a in argv) else [])
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["strat"], "unknown mode 'strat'; the modes: start, setup, sandbox, test"),
+        (["sandbox", "--kit", "K"], "--kit goes with start, setup or test"),
+        (["start", "--kit"], "argument --kit: expected one argument"),
+    ],
+)
+def test_a_wrong_command_line_says_what_is_wrong_and_installs_nothing(
+    bootstrap, capsys, argv, says
+):
+    with pytest.raises(SystemExit) as exited:
+        bootstrap.main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python3 setup/bootstrap.py [MODE] [OPTIONS]") and says in err, err
+    assert bootstrap.calls == []
+
+
 def test_install_says_what_it_does_in_short_lines_and_shows_progress(
     bootstrap, monkeypatch, capsys
 ):
