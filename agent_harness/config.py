@@ -19,9 +19,10 @@ The Oracle defaults match ``docker-compose.yml`` and the init scripts in ``setup
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings", "PROJECT_ROOT", "BACKENDS", "DEFAULT_ONNX_MODEL"]
 
@@ -48,9 +49,19 @@ def _default_data_dir() -> Path:
     return Path.cwd() / ".workshop"
 
 
-@dataclass(frozen=True)
-class Settings:
+def _setting(default, variable: str, **options):
+    """A field read from the environment variable ``variable`` (by its exact name)."""
+    if callable(default):
+        return Field(default_factory=default, validation_alias=variable, **options)
+    return Field(default, validation_alias=variable, **options)
+
+
+class Settings(BaseSettings):
     """Everything :func:`agent_harness.connect` needs to know.
+
+    Each setting is declared once below: its type, its default and the environment variable it
+    is read from (pydantic-settings reads them; see the table in the module's docstring).
+    Build it with :meth:`from_env`; ``settings.model_copy(update={...})`` gives a changed copy.
 
     Attributes:
         backend: ``embedded`` or ``oracle``.
@@ -72,62 +83,77 @@ class Settings:
             ``none`` for client-side embeddings.
     """
 
-    backend: str = "embedded"
-    data_dir: Path = field(default_factory=_default_data_dir)
-    user_id: str = "workshop"
-    agent_id: str = "supplychain-agent"
-    llm_mode: str = "auto"
-    openai_api_key: str | None = None
-    openai_base_url: str | None = None
-    model: str = "gpt-4o-mini"
-    oracle_dsn: str = "localhost:1521/FREEPDB1"
-    oracle_user: str = "workshop"
-    oracle_password: str = field(default="Workshop_2026", repr=False)
-    oracle_ro_user: str = "workshop_ro"
-    oracle_ro_password: str = field(default="WorkshopRo_2026", repr=False)
-    oracle_sc_user: str = "supplychain"
-    oracle_sc_password: str = field(default="Supplychain_2026", repr=False)
-    onnx_model: str = DEFAULT_ONNX_MODEL
+    model_config = SettingsConfigDict(
+        frozen=True,
+        case_sensitive=True,  # WORKSHOP_BACKEND, not workshop_backend
+        validate_by_name=True,  # from_env(backend=...) as well as WORKSHOP_BACKEND
+        validate_by_alias=True,
+        extra="forbid",
+    )
+
+    backend: str = _setting("embedded", "WORKSHOP_BACKEND")
+    data_dir: Path = _setting(_default_data_dir, "WORKSHOP_DATA_DIR")
+    user_id: str = _setting("workshop", "WORKSHOP_USER")
+    agent_id: str = _setting("supplychain-agent", "WORKSHOP_AGENT")
+    llm_mode: str = _setting("auto", "WORKSHOP_LLM")
+    openai_api_key: str | None = _setting(None, "OPENAI_API_KEY")
+    openai_base_url: str | None = _setting(None, "OPENAI_BASE_URL")
+    model: str = _setting("gpt-4o-mini", "WORKSHOP_MODEL")
+    oracle_dsn: str = _setting("localhost:1521/FREEPDB1", "WORKSHOP_ORACLE_DSN")
+    oracle_user: str = _setting("workshop", "WORKSHOP_ORACLE_USER")
+    oracle_password: str = _setting("Workshop_2026", "WORKSHOP_ORACLE_PASSWORD", repr=False)
+    oracle_ro_user: str = _setting("workshop_ro", "WORKSHOP_ORACLE_RO_USER")
+    oracle_ro_password: str = _setting("WorkshopRo_2026", "WORKSHOP_ORACLE_RO_PASSWORD", repr=False)
+    oracle_sc_user: str = _setting("supplychain", "WORKSHOP_ORACLE_SC_USER")
+    oracle_sc_password: str = _setting(
+        "Supplychain_2026", "WORKSHOP_ORACLE_SC_PASSWORD", repr=False
+    )
+    onnx_model: str = _setting(DEFAULT_ONNX_MODEL, "WORKSHOP_ONNX_MODEL")
+
+    # For the settings below, an empty variable means "not set" (the default is used).
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _known_backend(cls, value) -> str:
+        backend = str(value).strip().lower() or "embedded"
+        if backend not in BACKENDS:
+            raise ValueError(
+                f"WORKSHOP_BACKEND={backend!r} is not a backend; use one of {BACKENDS}."
+            )
+        return backend
+
+    @field_validator("llm_mode", mode="before")
+    @classmethod
+    def _known_mode(cls, value) -> str:
+        mode = str(value).strip().lower() or "auto"
+        if mode not in ("auto", "live", "offline"):
+            raise ValueError(f"WORKSHOP_LLM={mode!r} is not a mode; use auto, live or offline.")
+        return mode
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _folder(cls, value) -> Path:
+        return Path(value).expanduser() if value else _default_data_dir()
+
+    @field_validator("openai_api_key", "openai_base_url", mode="before")
+    @classmethod
+    def _set_or_none(cls, value) -> str | None:
+        return value or None
+
+    @field_validator("onnx_model", mode="before")
+    @classmethod
+    def _model_or_default(cls, value) -> str:
+        return str(value).strip() or DEFAULT_ONNX_MODEL
 
     @classmethod
     def from_env(cls, **overrides) -> Settings:
-        """Build settings from the environment; keyword arguments win over it.
+        """Build settings from the environment; keyword arguments (not None) win over it.
 
         Raises:
             ValueError: An unknown backend or LLM mode, with the accepted values.
         """
-        env = os.environ
-        settings = cls(
-            backend=env.get("WORKSHOP_BACKEND", "embedded").strip().lower() or "embedded",
-            data_dir=Path(env["WORKSHOP_DATA_DIR"]).expanduser()
-            if env.get("WORKSHOP_DATA_DIR")
-            else _default_data_dir(),
-            user_id=env.get("WORKSHOP_USER", "workshop"),
-            agent_id=env.get("WORKSHOP_AGENT", "supplychain-agent"),
-            llm_mode=env.get("WORKSHOP_LLM", "auto").strip().lower() or "auto",
-            openai_api_key=env.get("OPENAI_API_KEY") or None,
-            openai_base_url=env.get("OPENAI_BASE_URL") or None,
-            model=env.get("WORKSHOP_MODEL", "gpt-4o-mini"),
-            oracle_dsn=env.get("WORKSHOP_ORACLE_DSN", "localhost:1521/FREEPDB1"),
-            oracle_user=env.get("WORKSHOP_ORACLE_USER", "workshop"),
-            oracle_password=env.get("WORKSHOP_ORACLE_PASSWORD", "Workshop_2026"),
-            oracle_ro_user=env.get("WORKSHOP_ORACLE_RO_USER", "workshop_ro"),
-            oracle_ro_password=env.get("WORKSHOP_ORACLE_RO_PASSWORD", "WorkshopRo_2026"),
-            oracle_sc_user=env.get("WORKSHOP_ORACLE_SC_USER", "supplychain"),
-            oracle_sc_password=env.get("WORKSHOP_ORACLE_SC_PASSWORD", "Supplychain_2026"),
-            onnx_model=env.get("WORKSHOP_ONNX_MODEL", DEFAULT_ONNX_MODEL).strip()
-            or DEFAULT_ONNX_MODEL,
-        )
-        overrides = {k: v for k, v in overrides.items() if v is not None}
-        if "data_dir" in overrides:
-            overrides["data_dir"] = Path(overrides["data_dir"]).expanduser()
-        settings = replace(settings, **overrides)
-        if settings.backend not in BACKENDS:
-            raise ValueError(
-                f"WORKSHOP_BACKEND={settings.backend!r} is not a backend; use one of {BACKENDS}."
-            )
-        if settings.llm_mode not in ("auto", "live", "offline"):
-            raise ValueError(
-                f"WORKSHOP_LLM={settings.llm_mode!r} is not a mode; use auto, live or offline."
-            )
-        return settings
+        try:
+            return cls(**{name: value for name, value in overrides.items() if value is not None})
+        except ValidationError as error:
+            # the validators' own words, without pydantic's "Value error, " and error URLs
+            messages = [str(e.get("ctx", {}).get("error") or e["msg"]) for e in error.errors()]
+            raise ValueError(" ".join(messages)) from None

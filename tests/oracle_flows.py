@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
 from collections.abc import Iterator
@@ -47,7 +46,7 @@ EXISTS = r"^SELECT COUNT\(\*\) FROM (user_|ctx_|dual WHERE :name)"
 
 def settings(tmp_path, **overrides) -> Settings:
     """Oracle settings for the fake (the data folder holds the model cache)."""
-    return dataclasses.replace(Settings.from_env(backend="oracle"), data_dir=tmp_path, **overrides)
+    return Settings.from_env(backend="oracle", data_dir=tmp_path, **overrides)
 
 
 def vector(seed: int = 0) -> np.ndarray:

@@ -11,7 +11,6 @@ statement).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from functools import cache
 
@@ -87,8 +86,8 @@ def _everything(folder) -> tuple[str, ...]:
         for recorded in (CLIENT_MODE, DATABASE_MODE):
             fake.answer(r"FROM harness_settings WHERE name", [{"VALUE": recorded}])
             fake.answer(r"FROM memories ORDER BY id", [{"ID": 1, "SUBJECT": "s", "CONTENT": "c"}])
-            backend.settings = dataclasses.replace(
-                backend.settings, onnx_model="none" if recorded == DATABASE_MODE else str(model)
+            backend.settings = backend.settings.model_copy(
+                update={"onnx_model": "none" if recorded == DATABASE_MODE else str(model)}
             )
             backend.embeddings.settings = backend.settings
             backend.setup_embeddings(lambda texts: np.ones((len(texts), 384), np.float32))

@@ -8,7 +8,6 @@ Codespaces); see docs/oracle.md.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 import os
@@ -292,16 +291,12 @@ def test_compose_and_users_script_use_the_same_defaults(oracle_service):
 
 
 def _settings_values(settings) -> dict[str, str]:
-    """Every field of the settings (one level of nesting), as text."""
+    """Every field of the settings, as text."""
     values: dict[str, str] = {}
-    for field in dataclasses.fields(settings):
-        value = getattr(settings, field.name)
-        if dataclasses.is_dataclass(value):
-            for sub in dataclasses.fields(value):
-                values[f"{field.name}.{sub.name}"] = str(getattr(value, sub.name))
-        else:
-            secret = getattr(value, "get_secret_value", None)
-            values[field.name] = str(secret() if secret else value)
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        secret = getattr(value, "get_secret_value", None)
+        values[name] = str(secret() if secret else value)
     return values
 
 
