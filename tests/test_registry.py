@@ -116,6 +116,53 @@ def test_parse_docstring_sections():
     assert "Returns" not in description
 
 
+def test_parse_docstring_reads_types_continuations_and_every_section():
+    """docstring_parser (issue 29 item 4) reads what the hand-written parser read: the text
+    before the first section as one line, ``name (type): text`` entries, continuation lines."""
+
+    def typed(a, b):
+        """First line.
+
+        Second paragraph,
+        on two lines.
+
+        Args:
+            a (int): The a,
+                continued.
+            b: The b.
+
+        Raises:
+            ValueError: Never.
+
+        Returns:
+            Nothing.
+        """
+
+    assert parse_docstring(typed.__doc__) == (
+        "First line. Second paragraph, on two lines.",
+        {"a": "The a, continued.", "b": "The b."},
+    )
+    assert parse_docstring("Only a line.") == ("Only a line.", {})
+
+
+def test_a_tool_docstring_that_cannot_be_read_is_refused_saying_how_to_write_it():
+    """On main a section it could not read was skipped in silence; now the tool is refused
+    with what to write."""
+
+    def prose_raises(x: int):
+        """Does things.
+
+        Args:
+            x: documented.
+
+        Raises:
+            Whatever the database raised, unchanged
+        """
+
+    with pytest.raises(ToolDefinitionError, match=r"cannot read its docstring .*Google style"):
+        Tool.from_function(prose_raises)
+
+
 def test_refuses_missing_docstring_undocumented_or_untyped_arguments():
     def no_doc(x: int):
         return x

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import docstring_parser
 import pydantic
 
 from agent_harness.access import ACCESS_LEVELS, allows
@@ -105,42 +106,27 @@ def _schema_words(schema: Any, out: list[str], depth: int = 0) -> None:
             _schema_words(option, out, depth + 1)
 
 
-_SECTION = re.compile(r"^\s*(Args|Arguments|Returns|Raises|Yields|Examples?|Notes?):\s*$")
-_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
-
-
 def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     """Split a Google-style docstring into (description, {argument: description}).
 
-    The description is the text before the first section header; argument descriptions may
-    continue on more-indented lines.
+    docstring_parser reads it: the description is the text before the first section (its
+    lines joined with spaces), an argument's description may continue on more-indented lines.
+
+    Raises:
+        docstring_parser.ParseError: A section it cannot read (an entry without a colon).
     """
-    lines = inspect.cleandoc(doc or "").splitlines()
-    description: list[str] = []
-    args: dict[str, str] = {}
-    section = None
-    current = None
-    arg_indent = None
-    for line in lines:
-        header = _SECTION.match(line)
-        if header:
-            section = header.group(1)
-            current = None
-            arg_indent = None
-            continue
-        if section is None:
-            description.append(line)
-        elif section in ("Args", "Arguments") and line.strip():
-            indent = len(line) - len(line.lstrip())
-            match = _ARG_LINE.match(line)
-            if match and (arg_indent is None or indent <= arg_indent):
-                arg_indent = indent
-                current = match.group(1).lstrip("*")
-                args[current] = match.group(3).strip()
-            elif current:
-                args[current] = (args[current] + " " + line.strip()).strip()
-    text = "\n".join(description).strip()
-    return re.sub(r"\s*\n\s*", " ", text), args
+    parsed = docstring_parser.parse(doc or "", docstring_parser.DocstringStyle.GOOGLE)
+    description = "\n".join(
+        text for text in (parsed.short_description, parsed.long_description) if text
+    )
+    arguments = {
+        param.arg_name.lstrip("*"): _one_line(param.description) for param in parsed.params
+    }
+    return _one_line(description), arguments
+
+
+def _one_line(text: str | None) -> str:
+    return re.sub(r"\s*\n\s*", " ", (text or "").strip())
 
 
 _NULL = {"type": "null"}
@@ -282,7 +268,14 @@ class Tool:
                 f"tool {name!r} has no docstring. The docstring is the tool's spec for the model:"
                 " write what it answers, then an Args: section describing every argument."
             )
-        description, arg_docs = parse_docstring(fn.__doc__)
+        try:
+            description, arg_docs = parse_docstring(fn.__doc__)
+        except docstring_parser.ParseError as e:
+            raise ToolDefinitionError(
+                f"tool {name!r}: cannot read its docstring ({e}). Write it in Google style: what"
+                " it answers, then an Args: section with one 'name: what it means' per argument"
+                " (and in Returns:/Raises:, 'Type: text')."
+            ) from e
         if not description:
             raise ToolDefinitionError(f"tool {name!r}: the docstring needs a description line")
         signature = inspect.signature(fn)
