@@ -19,7 +19,7 @@ from agent_harness.backends.roles.documents import (
     DocumentField,
     DocumentPart,
 )
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 from tests import oracle_flows as flows
 from tests.oracle_fake import FakeOracle, World, oracle_error
 from tests.oracle_privileges import Privileges, Refusal, setup_script_grants

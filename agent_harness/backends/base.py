@@ -244,7 +244,7 @@ class Backend(abc.ABC):
 
     def run_js(self, code: str, timeout_ms: int) -> dict | None:
         """Run ``exec_js`` code in the database: ``{"result"|"error", "console"}``, or None to
-        use the client-side V8 sandbox (:func:`agent_harness.js_sandbox.run_js`)."""
+        use the client-side V8 sandbox (:func:`agent_harness.foundation.js_sandbox.run_js`)."""
         return None
 
     def doctor_checks(self) -> list[tuple[str, str, Callable[[], str]]]:

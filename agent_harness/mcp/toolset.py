@@ -10,7 +10,7 @@ disclosure, as the agent loop's ``disclose`` strategy: at first only the always-
 (``load_skill``, ``search_knowledge``, ``run_sql``); a ``load_skill`` call unlocks the skill's
 tools (and its required skills', within the agent's access) after the ones listed, **for that
 client only**: what it unlocked is kept in its :class:`Disclosure` (the server keeps one per
-session, or per credential on the 2026-07-28 protocol; see :mod:`agent_harness.mcp.clients`).
+session, or per credential on the 2026-07-28 protocol; see :mod:`agent_harness.mcp.callers`).
 A tool the agent's skills do not grant enough access to is refused. Every change is announced
 to the listeners, which the server turns into ``notifications/tools/list_changed``.
 """

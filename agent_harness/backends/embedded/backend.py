@@ -36,7 +36,7 @@ from agent_harness.backends.roles import (
     SkillGraph,
     ToolDefinitions,
 )
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 
 __all__ = ["EmbeddedBackend"]
 

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 import apsw
 
 from agent_harness.backends.roles.policy import MASKED_COLUMNS, ROW_POLICIES, region_predicate
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 
 __all__ = ["FilteredCopies"]
 

@@ -47,7 +47,7 @@ from agent_harness.backends.roles.policy import (
     ROW_POLICIES,
     lineage_predicate,
 )
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 
 __all__ = ["IdentityGuard", "sqlite_mask"]
 

@@ -55,7 +55,7 @@ from agent_harness.backends.roles.documents import (
     document_kind,
 )
 from agent_harness.backends.roles.policy import MASKED_COLUMNS
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 from agent_harness.supplychain.schema import OWNER
 
 __all__ = ["OracleDocuments", "duality_view_sql", "plain_document"]

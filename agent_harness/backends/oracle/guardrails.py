@@ -40,7 +40,7 @@ from __future__ import annotations
 import secrets
 
 from agent_harness.backends.roles.policy import MASKED_COLUMNS, ROW_POLICIES
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 from agent_harness.supplychain.schema import OCEAN_REGIONS, OWNER
 
 __all__ = [

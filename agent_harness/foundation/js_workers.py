@@ -1,4 +1,4 @@
-"""A pool of JavaScript worker processes (:mod:`agent_harness.js_worker`): ``exec_js`` and the
+"""A pool of JavaScript worker processes (:mod:`agent_harness.foundation.js_worker`): ``exec_js`` and the
 javascript tool type run their code there, never inside the harness's own process.
 
 * **Concurrent and safe**: each worker owns one V8 engine and runs one program at a time; up
