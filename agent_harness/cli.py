@@ -11,7 +11,7 @@ import time
 
 import click
 
-from agent_harness.foundation.config import PROJECT_ROOT
+from agent_harness.foundation.config import BACKENDS, PROJECT_ROOT
 
 __all__ = ["main", "cli"]
 
@@ -69,7 +69,7 @@ def cli() -> None:
 @cli.command()
 @click.option(
     "--backend",
-    type=click.Choice(["embedded", "oracle"]),
+    type=click.Choice(BACKENDS),
     default=None,
     help="Backend to prepare (default: WORKSHOP_BACKEND or embedded).",
 )
@@ -150,7 +150,7 @@ def lab(port: int, no_browser: bool, instructor: bool) -> None:
 @cli.command()
 @click.option(
     "--backend",
-    type=click.Choice(["embedded", "oracle"]),
+    type=click.Choice(BACKENDS),
     default=None,
     help="Backend to chat on (default: WORKSHOP_BACKEND or embedded).",
 )

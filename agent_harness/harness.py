@@ -56,9 +56,9 @@ class Harness:
 
     Attributes:
         settings: Where and who.
-        identity: Who the harness acts for (:class:`~agent_harness.foundation.identity.Identity`; the
-            workshop owner when opened without one). Bound to the database connections when
-            they open; read-only.
+        identity: Who the harness acts for
+            (:class:`~agent_harness.foundation.identity.Identity`; the workshop owner when
+            opened without one). Bound to the database connections when they open; read-only.
         backend: The database (embedded SQLite or Oracle).
         memory: Long-term memory (add, list, delete, search).
         catalog: The catalog scanner.

@@ -34,8 +34,8 @@ JS_ENVIRONMENT = "WORKSHOP_JS_PURE"
 JS_GRACE_MS = 2000  # creating the MLE context comes on top of the code's own time limit
 MAX_OUTPUT_CHARS = 20_000
 
-# The same conventions as the V8 sandbox (agent_harness/foundation/js_sandbox.py): the value of the last
-# expression is the result, converted through JSON; console.* lines are captured.
+# The same conventions as the V8 sandbox (agent_harness/foundation/js_sandbox.py): the value of
+# the last expression is the result, converted through JSON; console.* lines are captured.
 _MLE_TEMPLATE = """
 for (const __name of ["require", "fetch", "session", "oracledb", "soda", "plsffi"]) {
   try { delete globalThis[__name]; } catch (e) {}
