@@ -15,6 +15,7 @@ included), applied to the two packages as one graph.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -241,3 +242,40 @@ def test_a_module_in_no_layer_is_reported(tmp_path):
     )
     unplaced, _ = layer_problems(tmp_path, tmp_path / "doc.md", ("pkg",))
     assert unplaced == ["pkg/__init__.py (pkg)", "pkg/high.py (pkg.high)"]
+
+
+#: Names that meant two things (issue 29): each is now defined in one module of agent_harness.
+ONE_MEANING = ("ALWAYS_ON", "STARTER_TOOLS", "Provenance", "ToolCall", "ToolResult", "STAGES")
+
+
+def _top_level_definitions(package: str) -> dict[str, list[str]]:
+    """Public name -> the modules that define it at their top level (imports are not
+    definitions: a re-export is the same object under the same name)."""
+    found: dict[str, list[str]] = {}
+    for name, path in module_names(ROOT, package).items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id]
+            else:
+                continue
+            for defined in names:
+                found.setdefault(defined, []).append(name)
+    return found
+
+
+def test_the_names_that_meant_two_things_have_one_definition_each():
+    found = _top_level_definitions("agent_harness")
+    twice = {name: found[name] for name in ONE_MEANING if len(found.get(name, [])) > 1}
+    assert not twice, f"defined in more than one module: {twice}"
+    policies = sorted(
+        p.relative_to(ROOT).as_posix() for p in ROOT.glob("agent_harness/**/policy.py")
+    )
+    assert policies == ["agent_harness/tools/policy.py"], policies  # the breaker's thresholds
+    clients = sorted(
+        p.relative_to(ROOT).as_posix() for p in ROOT.glob("agent_harness/**/client*.py")
+    )
+    assert clients == ["agent_harness/llm/client.py"], clients  # mcp/client.py vs clients.py

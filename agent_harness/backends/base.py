@@ -43,7 +43,7 @@ from agent_harness.backends.roles import (
     Documents,
     IndexedBoxes,
     MemoryTable,
-    Provenance,
+    ProvenanceLog,
     ReadOnlyResult,
     Scope,
     ScratchFiles,
@@ -76,7 +76,7 @@ ROLES: dict[str, type] = {
     "telemetry": Telemetry,
     "breakers": Breakers,
     "tool_ranking": ToolRanking,
-    "provenance": Provenance,
+    "provenance": ProvenanceLog,
     "tool_definitions": ToolDefinitions,
     "skill_graph": SkillGraph,
     "agents": Agents,
@@ -106,7 +106,7 @@ class Backend(abc.ABC):
     telemetry: Telemetry
     breakers: Breakers
     tool_ranking: ToolRanking
-    provenance: Provenance
+    provenance: ProvenanceLog
     tool_definitions: ToolDefinitions
     skill_graph: SkillGraph
     agents: Agents

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import mcp_types as types
 
-from agent_harness.disclosure import ALWAYS_ON
+from agent_harness.disclosure import STARTER_TOOLS
 from agent_harness.offload import preview
 
 __all__ = ["McpToolSet", "Disclosure", "mcp_tool", "MAX_RESULT_BYTES"]
@@ -99,7 +99,7 @@ class McpToolSet:
         if self.agent is not None:
             if only is not None:
                 raise ValueError("choose --tools or --agent, not both")
-            only = [n for n in ALWAYS_ON if n in known]
+            only = [n for n in STARTER_TOOLS if n in known]
             self._access = harness.agents.access(self.agent)
             self._grants = harness.agents.grants(self.agent)
             for skill, info in self._access.items():
