@@ -8,7 +8,7 @@
 >>> h.skills.manifest("port congestion", k=3)
 """
 
-from agent_harness.config import Settings
+from agent_harness.foundation.config import Settings
 from agent_harness.harness import Harness, connect
 from agent_harness.memory import Memory
 from agent_harness.tools import ToolError, register

@@ -11,7 +11,7 @@ import time
 
 import click
 
-from agent_harness.config import PROJECT_ROOT
+from agent_harness.foundation.config import BACKENDS, PROJECT_ROOT
 
 __all__ = ["main", "cli"]
 
@@ -29,7 +29,7 @@ def _identity(text: str | None):
     """``--identity`` as an Identity (None: the workshop owner); a bad one is a usage error."""
     if not text:
         return None
-    from agent_harness.identity import Identity, IdentityError
+    from agent_harness.foundation.identity import Identity, IdentityError
 
     try:
         return Identity.parse(text)
@@ -69,7 +69,7 @@ def cli() -> None:
 @cli.command()
 @click.option(
     "--backend",
-    type=click.Choice(["embedded", "oracle"]),
+    type=click.Choice(BACKENDS),
     default=None,
     help="Backend to prepare (default: WORKSHOP_BACKEND or embedded).",
 )
@@ -150,7 +150,7 @@ def lab(port: int, no_browser: bool, instructor: bool) -> None:
 @cli.command()
 @click.option(
     "--backend",
-    type=click.Choice(["embedded", "oracle"]),
+    type=click.Choice(BACKENDS),
     default=None,
     help="Backend to chat on (default: WORKSHOP_BACKEND or embedded).",
 )
@@ -300,7 +300,7 @@ def ooda(dry_run: bool, as_json: bool, show_all: bool) -> None:
     with harness:
         report = harness.tools.ooda(dry_run=dry_run)
     if as_json:
-        from agent_harness.values import dumps
+        from agent_harness.foundation.values import dumps
 
         click.echo(
             dumps(

@@ -6,7 +6,7 @@ A **strategy** decides the tools of each model request of a turn:
 * ``all``: every tool (open circuits left out);
 * ``retrieve``: the top-k tools for the question plus the registry's always-on set (notebooks
   04-06);
-* ``disclose``: a minimal always-on set (:data:`ALWAYS_ON`: ``load_skill`` and what every turn
+* ``disclose``: a minimal always-on set (:data:`STARTER_TOOLS`: ``load_skill`` and what every turn
   needs) and the agent's skill manifest in the system prompt. When the model loads a skill,
   the tools that skill unlocks (its own and, transitively, its required dependencies') are
   APPENDED after the ones already sent, so the cached prompt prefix stays valid;
@@ -28,7 +28,7 @@ from agent_harness.agents import Agent
 
 __all__ = [
     "STRATEGIES",
-    "ALWAYS_ON",
+    "STARTER_TOOLS",
     "DEFAULT_AGENT",
     "Unlock",
     "ToolStrategy",
@@ -41,7 +41,7 @@ __all__ = [
 STRATEGIES = ("all", "retrieve", "disclose", "disclose+retrieve")
 #: Sent on every request of a disclosing turn: how to unlock tools, plus the two tools nearly
 #: every question needs (what the data means, and a query).
-ALWAYS_ON = ("load_skill", "search_knowledge", "run_sql")
+STARTER_TOOLS = ("load_skill", "search_knowledge", "run_sql")
 #: The agent a disclosing turn uses when none is named.
 DEFAULT_AGENT = "supplychain-analyst"
 
@@ -168,7 +168,7 @@ class RetrievedTools(ToolStrategy):
 
 
 class DisclosedTools(ToolStrategy):
-    """:data:`ALWAYS_ON` plus what the agent's loaded skills unlock (optionally plus the top-k
+    """:data:`STARTER_TOOLS` plus what the agent's loaded skills unlock (optionally plus the top-k
     tools for the question: ``disclose+retrieve``)."""
 
     name = "disclose"
@@ -184,7 +184,7 @@ class DisclosedTools(ToolStrategy):
                     self._unlocked_by.setdefault(tool, []).append(skill)
 
     def start(self, turn) -> list[Unlock]:
-        base = [n for n in ALWAYS_ON if n in self.harness.tools.names()]
+        base = [n for n in STARTER_TOOLS if n in self.harness.tools.names()]
         if self.harness.offload.has_outputs(turn.thread_id):
             base.append("fetch_tool_output")
         self.offer(turn, base)

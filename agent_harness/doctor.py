@@ -34,7 +34,7 @@ def _check(name: str, fix: str, fn: Callable[[], str]) -> Check:
 
 def run_checks(include_llm: bool = True) -> Iterator[Check]:
     """Run every check in order; later checks are skipped when the database cannot open."""
-    from agent_harness.config import Settings
+    from agent_harness.foundation.config import Settings
 
     yield _check(
         "python",
@@ -54,7 +54,7 @@ def run_checks(include_llm: bool = True) -> Iterator[Check]:
         return
 
     def model() -> str:
-        from agent_harness.embeddings import MODEL_NAME, embed
+        from agent_harness.foundation.embeddings import MODEL_NAME, embed
 
         vectors = embed(["vessel capacity in TEU", "container ship size"])
         similarity = float(vectors[0] @ vectors[1])

@@ -12,9 +12,9 @@ from agent_harness.agents import PROJECT_AGENTS, AgentLibrary
 from agent_harness.backends import Scope, open_backend
 from agent_harness.catalog_scanner import CatalogScanner
 from agent_harness.catalog_watch import CatalogFreshness, CatalogWatcher
-from agent_harness.config import Settings
-from agent_harness.embeddings import get_embedder
-from agent_harness.identity import Identity
+from agent_harness.foundation.config import Settings
+from agent_harness.foundation.embeddings import get_embedder
+from agent_harness.foundation.identity import Identity
 from agent_harness.knowledge_hits import KnowledgeRecorder
 from agent_harness.memory import MemoryStore
 from agent_harness.observability import configure_from_env
@@ -22,11 +22,11 @@ from agent_harness.offload import ToolOutputLog
 from agent_harness.provenance import Provenance, ProvenanceRecorder, TurnTracer
 from agent_harness.scratchpad import Scratchpad
 from agent_harness.skills import PROJECT_SKILLS, SkillLibrary
-from agent_harness.supplychain.tools import tools as supplychain_tools
 from agent_harness.tools import REGISTERED, Tool, ToolRegistry
 from agent_harness.tools.core import tools as core_tools
 from agent_harness.tools.diagnostics import tools as diagnostics_tools
 from agent_harness.tools.documents import tools as document_tools
+from agent_harness.tools.supplychain import tools as supplychain_tools
 
 __all__ = ["Harness", "connect", "library_tools", "StepResult", "PrepareError"]
 
@@ -56,9 +56,9 @@ class Harness:
 
     Attributes:
         settings: Where and who.
-        identity: Who the harness acts for (:class:`~agent_harness.identity.Identity`; the
-            workshop owner when opened without one). Bound to the database connections when
-            they open; read-only.
+        identity: Who the harness acts for
+            (:class:`~agent_harness.foundation.identity.Identity`; the workshop owner when
+            opened without one). Bound to the database connections when they open; read-only.
         backend: The database (embedded SQLite or Oracle).
         memory: Long-term memory (add, list, delete, search).
         catalog: The catalog scanner.
@@ -270,7 +270,7 @@ def connect(
         prepare: Prepare the database first when it is not ready (as ``workshop setup``).
         verbose: Print which backend is used and why, and each preparation step.
         identity: Who the harness acts for: ``{"user": "ana", "roles": ["analyst"],
-            "regions": ["ATLANTIC"]}``, an :class:`~agent_harness.identity.Identity` or
+            "regions": ["ATLANTIC"]}``, an :class:`~agent_harness.foundation.identity.Identity` or
             ``"ana:analyst:ATLANTIC"``. The database then shows only voyages of those regions
             (and what hangs off them), and ``cargo_items.unit_value_cents`` as NULL without the
             ``finance`` role, to every tool, SQL tool, MCP client and the catalog scan. None:

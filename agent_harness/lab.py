@@ -26,7 +26,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_harness.config import PROJECT_ROOT
+from agent_harness.foundation.config import PROJECT_ROOT
 
 __all__ = ["ATTENDEE_CONFIG", "lab_command"]
 

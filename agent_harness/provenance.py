@@ -31,10 +31,10 @@ from __future__ import annotations
 import json
 
 from agent_harness.backends.roles import utc_now
+from agent_harness.foundation.values import finite
 from agent_harness.observability import end_span, start_span
 from agent_harness.token_count import schema_tokens
 from agent_harness.turns import ModelStep, ToolCallRecord, TurnHooks, TurnResult
-from agent_harness.values import finite
 
 __all__ = ["Provenance", "ProvenanceRecorder", "TurnTracer", "identity_detail", "schema_bytes"]
 

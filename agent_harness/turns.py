@@ -178,7 +178,8 @@ class TurnHooks:
         """The turn failed (``turn.status`` is ``failed``, ``turn.error`` says why)."""
 
 
-#: The hook stages, in the order a turn reaches them.
+#: The hook stages, in the order a turn reaches them (``on_turn_error`` ends a turn whose
+#: model call raised, instead of ``on_turn_end``). The glass box re-exports this tuple.
 STAGES = (
     "on_turn_start",
     "on_tools_offered",

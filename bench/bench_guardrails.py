@@ -43,7 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent_harness.backends.embedded import EmbeddedBackend  # noqa: E402
-from agent_harness.identity import Identity  # noqa: E402
+from agent_harness.foundation.identity import Identity  # noqa: E402
 from agent_harness.supplychain import TABLES, generate  # noqa: E402
 from agent_harness.supplychain.schema import OCEAN_REGIONS  # noqa: E402
 

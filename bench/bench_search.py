@@ -41,7 +41,7 @@ import numpy as np
 import search_worst_case
 
 import agent_harness
-from agent_harness.embeddings import DIMENSIONS, Embedder, get_embedder
+from agent_harness.foundation.embeddings import DIMENSIONS, Embedder, get_embedder
 from agent_harness.memory import SEARCH_MODES, content_hash
 
 # Hybrid p50 targets (ms) by size: the budget of one search_knowledge call in an agent turn.

@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tool_catalog import generate  # noqa: E402
 
 import agent_harness  # noqa: E402
-from agent_harness.embeddings import get_embedder  # noqa: E402
+from agent_harness.foundation.embeddings import get_embedder  # noqa: E402
 from agent_harness.tools import (  # noqa: E402
     ToolDefinitionError,
     ToolDefinitionWarning,

@@ -40,8 +40,8 @@ from bench_guardrails import STATEMENTS, scaled_rows  # noqa: E402
 
 from agent_harness.backends.embedded import EmbeddedBackend  # noqa: E402
 from agent_harness.backends.embedded.guard import IdentityGuard  # noqa: E402
-from agent_harness.backends.roles.policy import ROW_POLICIES, region_predicate  # noqa: E402
-from agent_harness.identity import Identity  # noqa: E402
+from agent_harness.backends.roles.access_rules import ROW_POLICIES, region_predicate  # noqa: E402
+from agent_harness.foundation.identity import Identity  # noqa: E402
 from agent_harness.supplychain import TABLES  # noqa: E402
 from agent_harness.supplychain.schema import OCEAN_REGIONS  # noqa: E402
 

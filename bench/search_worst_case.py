@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from agent_harness.embeddings import DIMENSIONS, Embedder, get_embedder
+from agent_harness.foundation.embeddings import DIMENSIONS, Embedder, get_embedder
 from agent_harness.memory import content_hash, hybrid_sql
 from agent_harness.supplychain import TABLES, generate
 

@@ -221,7 +221,7 @@ def embedded_texts() -> dict:
     import base64
     import sys
 
-    module = sys.modules.get("agent_harness.embeddings")
+    module = sys.modules.get("agent_harness.foundation.embeddings")
     cache = getattr(module.get_embedder(), "_cache", None) if module else None
     if not isinstance(cache, dict) or not cache:
         return {"texts": [], "vectors": ""}

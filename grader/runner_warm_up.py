@@ -78,7 +78,7 @@ def warm_up(groups: list[str] | None = None) -> None:
         pass
     _warm_first_uses()
     if os.environ.get("WORKSHOP_EMBED_THREADS") == "1":  # no thread pool: safe to share
-        from agent_harness.embeddings import get_embedder
+        from agent_harness.foundation.embeddings import get_embedder
 
         get_embedder()
 
@@ -152,7 +152,7 @@ def preload_embeddings(path: str | None) -> None:
 
     import numpy
 
-    from agent_harness.embeddings import DIMENSIONS, get_embedder
+    from agent_harness.foundation.embeddings import DIMENSIONS, get_embedder
 
     cache = getattr(get_embedder(), "_cache", None)
     with open(path, encoding="utf-8") as f:

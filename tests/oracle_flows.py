@@ -17,8 +17,8 @@ from agent_harness.backends import BackendError, Scope
 from agent_harness.backends.oracle import OracleBackend
 from agent_harness.backends.oracle.embeddings import CLIENT_MODE
 from agent_harness.backends.roles import RankWeights
-from agent_harness.config import Settings
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.config import Settings
+from agent_harness.foundation.embeddings import DIMENSIONS
 from tests.oracle_fake import FakeOracle, oracle_error
 from tests.oracle_rows import FakeLob
 
@@ -322,7 +322,7 @@ def exercise_guardrails(fake: FakeOracle, backend: OracleBackend, folder: Path) 
     import json
 
     from agent_harness.backends.errors import DocumentConflict
-    from agent_harness.identity import Identity
+    from agent_harness.foundation.identity import Identity
 
     backend.supplychain.install_policy()
     ana = Identity.of({"user": "ana", "roles": ["analyst"], "regions": ["ATLANTIC", "PACIFIC"]})

@@ -30,7 +30,7 @@ from sqlglot import exp
 from agent_harness.backends.connection import Connection
 from agent_harness.backends.oracle.connection import used_binds
 from agent_harness.backends.oracle.dialect import OracleDialect
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.embeddings import DIMENSIONS
 from tests.oracle_floor import not_parsed, oracle_parse
 
 __all__ = [

@@ -125,3 +125,13 @@ def test_help_lists_each_command_with_a_whole_sentence(group):
     for entry in entries:
         text = " ".join(entry.split()[1:])
         assert text.endswith((".", ")")), f"cut: {entry!r}"
+
+
+@pytest.mark.parametrize("command", ["setup", "chat"])
+def test_backend_choices_are_config_backends(command):
+    """A new backend is named once, in config.BACKENDS; the CLI's --backend choices follow it."""
+    from agent_harness.foundation.config import BACKENDS
+
+    option = next(p for p in cli.commands[command].params if p.name == "backend")
+    assert tuple(option.type.choices) == BACKENDS
+    assert option.type.choices is BACKENDS  # the list itself, not a copy written out again

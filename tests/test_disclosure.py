@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from agent_harness.agent_loop import agent_turn
-from agent_harness.disclosure import ALWAYS_ON, STRATEGIES, make_strategy
+from agent_harness.disclosure import STARTER_TOOLS, STRATEGIES, make_strategy
 from agent_harness.token_count import schemas_tokens
 
 
@@ -36,7 +36,7 @@ def test_a_turn_starts_small_and_a_loaded_skill_appends_its_tools(harness, llm):
     assert [c.name for c in turn.tool_calls] == ["load_skill", "delayed_voyages"]
     assert all(c.ok for c in turn.tool_calls) and not turn.forced_final
     first, second, third = (_names(r) for r in llm.offline.requests)
-    assert first == list(ALWAYS_ON)
+    assert first == list(STARTER_TOOLS)
     assert second[: len(first)] == first  # appended after the ones sent: cache-friendly
     assert second[len(first) :] == ["delayed_voyages", "eta_estimate"]
     assert third[: len(second)] == second  # (+ fetch_tool_output: the list was offloaded)
@@ -53,7 +53,7 @@ def test_a_turn_starts_small_and_a_loaded_skill_appends_its_tools(harness, llm):
     assert "- delayed-voyage-triage: Use when asked which voyages are delayed" in system["content"]
     assert "[unlocks: delayed_voyages, eta_estimate]" in system["content"]
     assert "Skills you can load" not in user["content"]
-    assert turn.tool_tokens[0] == schemas_tokens(harness.tools.schemas(list(ALWAYS_ON)))
+    assert turn.tool_tokens[0] == schemas_tokens(harness.tools.schemas(list(STARTER_TOOLS)))
     assert turn.tool_tokens[1] > turn.tool_tokens[0] and turn.strategy == "disclose"
     assert turn.agent == "supplychain-analyst"
 
@@ -65,7 +65,7 @@ def test_skills_loaded_in_a_thread_stay_unlocked(harness, llm):
     again = agent_turn(harness, "Which voyages are delayed?", thread, strategy="disclose")
     assert [c.name for c in again.tool_calls] == ["delayed_voyages"]  # no second load_skill
     first = _names(llm.offline.requests[0])
-    assert first[:3] == list(ALWAYS_ON) and first[-2:] == ["delayed_voyages", "eta_estimate"]
+    assert first[:3] == list(STARTER_TOOLS) and first[-2:] == ["delayed_voyages", "eta_estimate"]
     assert again.unlocks[0].reason == "thread"
     other = agent_turn(harness, "Which voyages are delayed?", _thread(), strategy="disclose")
     assert other.tool_calls[0].name == "load_skill"
@@ -104,7 +104,7 @@ def test_fetch_tool_output_appears_only_once_an_output_was_offloaded(harness, ll
 def test_no_tool_leaks_a_call_to_anything_not_offered_is_refused(harness, llm):
     """Zero leaks: every tool that was not offered, called through the loop, is refused before
     it runs, and the refusal names the skill that would unlock it."""
-    hidden = [n for n in harness.tools.names() if n not in ALWAYS_ON]
+    hidden = [n for n in harness.tools.names() if n not in STARTER_TOOLS]
     llm.offline.enqueue({"tool_calls": [{"name": n, "arguments": {}} for n in hidden]})
     llm.offline.enqueue("done")
     turn = agent_turn(harness, "anything at all", _thread(), strategy="disclose")
@@ -197,7 +197,7 @@ def test_each_strategy_answers_the_demo_question(harness, llm, strategy):
             n for n in harness.tools.names() if n not in harness.tools.open_tools()
         )
     if strategy == "disclose+retrieve":
-        assert first[:3] == list(ALWAYS_ON) and "containers_on_hold" in first
+        assert first[:3] == list(STARTER_TOOLS) and "containers_on_hold" in first
 
 
 def test_an_unknown_strategy_lists_the_strategies(harness):

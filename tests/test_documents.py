@@ -14,7 +14,7 @@ import pytest
 from agent_harness.backends.embedded.documents import DocumentConnection
 from agent_harness.backends.errors import BackendError, DocumentConflict
 from agent_harness.backends.roles.documents import DOCUMENTS
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 
 ANA = {"user": "ana", "roles": ["analyst"], "regions": ["ATLANTIC"]}
 

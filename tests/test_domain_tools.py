@@ -77,7 +77,7 @@ def line_values(db):
 
 
 def test_the_twenty_tools_are_registered_with_their_signatures(harness):
-    from agent_harness.supplychain import tools as domain
+    from agent_harness.tools import supplychain as domain
 
     assert sorted(f.__name__ for f in domain.DOMAIN_TOOLS) == sorted(TOOLS)
     built = {t.name: t for t in domain.tools()}
@@ -258,7 +258,7 @@ def test_carrier_fleet_totals(harness, db):
 
 
 def test_hs_code_lookup(harness, db):
-    from agent_harness.supplychain.tools.hs_codes import HS_CHAPTERS, HS_HEADINGS
+    from agent_harness.tools.supplychain.hs_codes import HS_CHAPTERS, HS_HEADINGS
 
     for item in db["cargo_items"]:  # the built-in tables cover every code in the data
         assert item["hs_code"][:2] in HS_CHAPTERS and item["hs_code"][:4] in HS_HEADINGS

@@ -375,7 +375,7 @@ def test_workshop_chat_serves_on_loopback_with_its_options(tmp_path):
 
 
 def test_workshop_chat_acts_for_an_identity(tmp_path):
-    from agent_harness.identity import Identity
+    from agent_harness.foundation.identity import Identity
 
     ana = Identity.parse("ana:analyst:ATLANTIC")
     _, env = chat_command(tmp_path, identity=ana, env={"WORKSHOP_CHAT_IDENTITY": "stale"})

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 
 from agent_harness.backends.errors import AccessDenied
-from agent_harness.identity import Identity, IdentityError
+from agent_harness.foundation.identity import Identity, IdentityError
 from tests.identity_harnesses import ANA, FIN, harness_fixtures
 
 VALUE_SQL = (
@@ -206,7 +206,7 @@ def test_an_identitys_first_scan_embeds_only_the_facts_that_read_differently(
     import numpy as np
 
     import agent_harness
-    from agent_harness import embeddings
+    from agent_harness.foundation import embeddings
 
     embedded: list[str] = []
     model = embeddings.Embedder._embed_batch

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_harness.config import Settings
+from agent_harness.foundation.config import Settings
 from agent_harness.llm import make_llm
 
 

@@ -18,7 +18,7 @@ import pytest
 from agent_harness.backends import Scope
 from agent_harness.backends.embedded import MIGRATIONS, EmbeddedBackend
 from agent_harness.backends.migrations import Migrations, apply_migrations
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.embeddings import DIMENSIONS
 from agent_harness.memory import MemoryStore, content_hash
 
 SCOPE = Scope("vectors-user", "vectors-agent")
@@ -153,7 +153,7 @@ def test_the_keyword_list_keeps_the_best_rows_in_bm25_order(backend):
 
 
 def test_the_query_embedding_leaves_no_thread_spinning():
-    from agent_harness.embeddings import Embedder
+    from agent_harness.foundation.embeddings import Embedder
 
     options = Embedder(cache_size=0).session.get_session_options()
     config = options.get_session_config_entry

@@ -54,7 +54,7 @@ from agent_harness.backends.oracle.text_query import (
     contains_query,
     escape_text_token,
 )
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.embeddings import DIMENSIONS
 from agent_harness.memory import MemoryStore, hybrid_sql
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,7 +65,7 @@ def _unconnected() -> OracleBackend:
     """The backend's SQL-building methods on a recording connection (no database)."""
     from agent_harness.backends.oracle.javascript import OracleJavaScript
     from agent_harness.backends.oracle.memory import OracleMemories
-    from agent_harness.config import Settings
+    from agent_harness.foundation.config import Settings
     from tests.oracle_rows import RecordingConnection
 
     backend = OracleBackend.__new__(OracleBackend)
@@ -507,7 +507,7 @@ def test_a_long_console_is_cut():
 # === the connection error (runs everywhere: nothing listens on port 1) =======================
 def test_open_backend_without_a_listener_fails_fast_with_the_fix(monkeypatch):
     from agent_harness.backends import open_backend
-    from agent_harness.config import Settings
+    from agent_harness.foundation.config import Settings
 
     monkeypatch.setenv("WORKSHOP_ORACLE_DSN", "127.0.0.1:1/FREEPDB1")
     started = time.monotonic()
@@ -520,7 +520,7 @@ def test_open_backend_without_a_listener_fails_fast_with_the_fix(monkeypatch):
 
 
 def test_the_demo_schema_user_must_be_supplychain(monkeypatch):
-    from agent_harness.config import Settings
+    from agent_harness.foundation.config import Settings
 
     monkeypatch.setenv("WORKSHOP_ORACLE_SC_USER", "demo")
     with pytest.raises(BackendError, match="SUPPLYCHAIN"):
@@ -528,7 +528,7 @@ def test_the_demo_schema_user_must_be_supplychain(monkeypatch):
 
 
 def test_oracle_settings_have_the_documented_defaults(monkeypatch):
-    from agent_harness.config import DEFAULT_ONNX_MODEL, Settings
+    from agent_harness.foundation.config import DEFAULT_ONNX_MODEL, Settings
 
     for name in ("DSN", "USER", "PASSWORD", "RO_USER", "RO_PASSWORD", "SC_USER", "SC_PASSWORD"):
         monkeypatch.delenv(f"WORKSHOP_ORACLE_{name}", raising=False)

@@ -22,7 +22,7 @@ import pytest
 from agent_harness.backends import BackendError
 from agent_harness.backends.oracle import connection
 from agent_harness.backends.oracle.errors import database_is_opening, full_code
-from agent_harness.config import Settings
+from agent_harness.foundation.config import Settings
 
 TNS_REFUSE = 4
 

@@ -22,9 +22,9 @@ from agent_harness.backends.oracle.guardrails import (
     policy_block,
 )
 from agent_harness.backends.oracle.migrations import EXISTS_SQL, MIGRATIONS
+from agent_harness.backends.roles.access_rules import ROW_POLICIES
 from agent_harness.backends.roles.documents import DOCUMENTS
-from agent_harness.backends.roles.policy import ROW_POLICIES
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 from tests import oracle_flows as flows
 from tests.oracle_fake import oracle_error
 

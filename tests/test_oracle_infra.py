@@ -287,7 +287,7 @@ def test_compose_and_users_script_use_the_same_defaults(oracle_service):
         assert in_script.get(name) == in_compose.get(name), name
 
 
-# --- agreement with agent_harness/config.py ---------------------------------------------------
+# --- agreement with agent_harness/foundation/config.py --------------------------------------------
 
 
 def _settings_values(settings) -> dict[str, str]:
@@ -306,7 +306,7 @@ def _settings_default_for(monkeypatch, variable: str) -> str | None:
     The field is found by setting the variable to a sentinel, so this does not depend on how
     config.py names its fields.
     """
-    from agent_harness.config import Settings
+    from agent_harness.foundation.config import Settings
 
     # Plausible values, in case config.py validates what it reads.
     sentinel = "sentinel-host:1521/SENTINEL" if variable.endswith("_DSN") else "Sentinel_2026x"
@@ -325,7 +325,8 @@ def test_account_defaults_agree_with_the_python_settings(monkeypatch, oracle_ser
     missing = [name for name, value in in_python.items() if value is None]
     if len(missing) == len(ORACLE_ACCOUNT_VARS):
         pytest.skip(
-            "agent_harness/config.py does not read WORKSHOP_ORACLE_USER/_PASSWORD/_SC_*/_RO_* "
+            "agent_harness/foundation/config.py does not read "
+            "WORKSHOP_ORACLE_USER/_PASSWORD/_SC_*/_RO_* "
             "yet; the compose and start-up script defaults are checked against each other only"
         )
     assert not missing, f"config.py reads some Oracle account settings but not {missing}"

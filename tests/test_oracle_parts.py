@@ -26,7 +26,7 @@ from agent_harness.backends.oracle.embeddings import (
     ModelSourceError,
 )
 from agent_harness.backends.oracle.supplychain import LOCATED, identifier
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.embeddings import DIMENSIONS
 from agent_harness.supplychain.schema import TABLES
 from tests.oracle_fake import oracle_error
 from tests.oracle_flows import (

@@ -19,7 +19,7 @@ from agent_harness.backends.roles.documents import (
     DocumentField,
     DocumentPart,
 )
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 from tests import oracle_flows as flows
 from tests.oracle_fake import FakeOracle, World, oracle_error
 from tests.oracle_privileges import Privileges, Refusal, setup_script_grants
@@ -155,7 +155,7 @@ def test_no_duality_view_writes_a_table_with_a_select_only_policy():
 def test_the_row_policies_cover_every_statement_type_on_the_duality_views_tables(fake, backend):
     import re
 
-    from agent_harness.backends.roles.policy import ROW_POLICIES
+    from agent_harness.backends.roles.access_rules import ROW_POLICIES
 
     backend.supplychain.install_policy()
     [block] = [s.sql for s in fake.statements(r"DBMS_RLS\.ADD_POLICY")][-1:]

@@ -15,7 +15,7 @@ from agent_harness.backends.oracle import OracleBackend
 from agent_harness.backends.oracle.compiled import CompilationFailed, same_source
 from agent_harness.backends.oracle.guardrails import TICKET_SQL, TICKETS_DDL, package_body_sql
 from agent_harness.backends.oracle.steps import Step
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 from agent_harness.supplychain.schema import OWNER
 from tests import oracle_flows as flows
 from tests.oracle_fake import FakeOracle, oracle_error

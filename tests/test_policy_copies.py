@@ -18,7 +18,7 @@ import time
 import pytest
 
 from agent_harness.backends.embedded.readonly import ReadOnlyConnection
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 from tests.identity_harnesses import ANA, FIN, harness_fixtures
 
 JOIN_SQL = (

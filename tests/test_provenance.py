@@ -6,7 +6,7 @@ import pytest
 
 from agent_harness.agent_loop import TurnHooks, agent_turn
 from agent_harness.observability import capture_spans
-from agent_harness.supplychain.tools.live_feeds import AIS_FEED
+from agent_harness.tools.supplychain.live_feeds import AIS_FEED
 
 LIVE = "Where is the vessel EVER GIVEN right now according to the live AIS feed?"
 

@@ -38,7 +38,7 @@ def _tool_rows() -> dict[str, list[str]]:
 
 
 def test_tool_table_gives_each_tool_its_access_and_the_skills_that_unlock_it(harness):
-    from agent_harness.disclosure import ALWAYS_ON
+    from agent_harness.disclosure import STARTER_TOOLS
 
     rows = _tool_rows()
     assert {n: r[3] for n, r in rows.items()} == {
@@ -46,7 +46,7 @@ def test_tool_table_gives_each_tool_its_access_and_the_skills_that_unlock_it(har
     }
     for name, row in rows.items():
         skills = harness.skills.unlockers(name)
-        expected = ", ".join(skills) or ("(always on)" if name in ALWAYS_ON else "—")
+        expected = ", ".join(skills) or ("(always on)" if name in STARTER_TOOLS else "—")
         assert row[4] == expected, (name, row[4], expected)
 
 

@@ -363,7 +363,7 @@ def test_a_name_a_live_registry_holds_is_refused_everywhere(followed, fresh_harn
     with pytest.raises(ToolDefinitionError, match="already registered"):
         registered.add(_berths_tool())  # `other` holds another function of that name
     assert "berths_of" not in registered and "berths_of" not in registry.names()
-    assert registry.get("port_info").source.startswith("agent_harness.supplychain.tools")
+    assert registry.get("port_info").source.startswith("agent_harness.tools.supplychain")
     registered.unfollow(other)
 
 
@@ -383,7 +383,7 @@ def test_a_registered_tool_whose_name_is_taken_is_left_out_with_a_warning(fresh_
     registered.add(Tool.from_function(port_info))  # no harness yet: nobody to refuse it
     with pytest.warns(ToolDefinitionWarning, match="left out of this harness"):
         registry = ToolRegistry(fresh_harness, library_tools(), registered=registered)
-    assert registry.get("port_info").source == "agent_harness.supplychain.tools.ports.port_info"
+    assert registry.get("port_info").source == "agent_harness.tools.supplychain.ports.port_info"
     registry.close()
 
 
@@ -400,7 +400,7 @@ def test_importing_the_tool_modules_registers_nothing():
 
     code = (
         "import agent_harness, agent_harness.harness, agent_harness.tools.core,"
-        " agent_harness.supplychain.tools\n"
+        " agent_harness.tools.supplychain\n"
         "from agent_harness.tools import REGISTERED\n"
         "print(len(REGISTERED))\n"
     )
@@ -409,8 +409,8 @@ def test_importing_the_tool_modules_registers_nothing():
 
 
 def test_a_tool_function_called_outside_a_call_says_how_to_run_it(harness):
-    from agent_harness.supplychain.tools import find_vessel
     from agent_harness.tools.context import NoCurrentHarness, using
+    from agent_harness.tools.supplychain import find_vessel
 
     with pytest.raises(NoCurrentHarness, match=r"h\.tools\.call.*with using\(h\)"):
         find_vessel("maersk")

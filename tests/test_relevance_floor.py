@@ -101,10 +101,10 @@ def test_the_agent_says_it_has_no_tool_for_it(h):
 
 
 def test_the_offline_models_basic_tools_are_the_always_on_sets(h):
-    from agent_harness.disclosure import ALWAYS_ON
-    from agent_harness.tools.registry import ALWAYS_ON as REGISTRY_ALWAYS_ON
+    from agent_harness.disclosure import STARTER_TOOLS
+    from agent_harness.tools.registry import ALWAYS_ON
 
-    assert BASIC_TOOLS == set(REGISTRY_ALWAYS_ON) | set(ALWAYS_ON)
+    assert BASIC_TOOLS == set(ALWAYS_ON) | set(STARTER_TOOLS)
 
 
 def test_the_twelve_demo_tasks_still_succeed(h):

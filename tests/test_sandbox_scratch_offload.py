@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from agent_harness.js_sandbox import run_js
+from agent_harness.foundation.js_sandbox import run_js
 from agent_harness.offload import preview
 
 

@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from agent_harness.agents import AgentDefinitionError, AgentNotFound
-from agent_harness.disclosure import ALWAYS_ON
+from agent_harness.disclosure import STARTER_TOOLS
 from agent_harness.skill_files import ToolGrant, parse_skill
 from agent_harness.skills import PROJECT_SKILLS, SkillNotFound
 
@@ -89,7 +89,7 @@ def test_every_project_skill_maps_the_tools_its_playbook_uses(harness, path):
     tools = set(harness.tools.names())
     named = {t for t in tools if re.search(rf"\b{t}\b", _prose(path.read_text()))}
     skill = parse_skill(path.read_text(), path.stem)
-    reachable = set(harness.skills.resolve(skill.name).tools) | set(ALWAYS_ON)
+    reachable = set(harness.skills.resolve(skill.name).tools) | set(STARTER_TOOLS)
     for other in skill.optional:
         reachable |= set(harness.skills.resolve(other).tools)
     assert named <= reachable, f"{skill.name} names {sorted(named - reachable)} but never unlocks"

@@ -14,8 +14,8 @@ from agent_harness.backends.base import (
     ReadOnlyViolation,
     Scope,
 )
-from agent_harness.config import Settings
-from agent_harness.identity import Identity
+from agent_harness.foundation.config import Settings
+from agent_harness.foundation.identity import Identity
 
 __all__ = [
     "Backend",

@@ -43,7 +43,7 @@ from agent_harness.backends.roles import (
     Documents,
     IndexedBoxes,
     MemoryTable,
-    Provenance,
+    ProvenanceLog,
     ReadOnlyResult,
     Scope,
     ScratchFiles,
@@ -76,7 +76,7 @@ ROLES: dict[str, type] = {
     "telemetry": Telemetry,
     "breakers": Breakers,
     "tool_ranking": ToolRanking,
-    "provenance": Provenance,
+    "provenance": ProvenanceLog,
     "tool_definitions": ToolDefinitions,
     "skill_graph": SkillGraph,
     "agents": Agents,
@@ -106,7 +106,7 @@ class Backend(abc.ABC):
     telemetry: Telemetry
     breakers: Breakers
     tool_ranking: ToolRanking
-    provenance: Provenance
+    provenance: ProvenanceLog
     tool_definitions: ToolDefinitions
     skill_graph: SkillGraph
     agents: Agents
@@ -244,7 +244,7 @@ class Backend(abc.ABC):
 
     def run_js(self, code: str, timeout_ms: int) -> dict | None:
         """Run ``exec_js`` code in the database: ``{"result"|"error", "console"}``, or None to
-        use the client-side V8 sandbox (:func:`agent_harness.js_sandbox.run_js`)."""
+        use the client-side V8 sandbox (:func:`agent_harness.foundation.js_sandbox.run_js`)."""
         return None
 
     def doctor_checks(self) -> list[tuple[str, str, Callable[[], str]]]:

@@ -21,22 +21,10 @@ from agent_harness.knowledge_hits import KnowledgeRecorder, hit_for_call, knowle
 from agent_harness.provenance import identity_detail
 from agent_harness.token_count import schema_tokens
 from agent_harness.tools.policy import effective_state
-from agent_harness.turns import ModelStep, ToolCallRecord, TurnHooks, TurnResult
+from agent_harness.turns import STAGES, ModelStep, ToolCallRecord, TurnHooks, TurnResult
 
 __all__ = ["PanelHooks", "STAGES"]
 
-#: Every stage of a turn, in the order the loop calls them (``on_turn_error`` ends a turn
-#: whose model call raised, instead of ``on_turn_end``).
-STAGES = (
-    "on_turn_start",
-    "on_tools_offered",
-    "before_model_step",
-    "on_model_step",
-    "on_tool_call",
-    "on_tools_unlocked",
-    "on_turn_end",
-    "on_turn_error",
-)
 _SKILL_LINE = re.compile(r"^- ([a-z0-9][a-z0-9-]*): ", re.MULTILINE)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_harness.identity import Identity
+    from agent_harness.foundation.identity import Identity
 
 __all__ = [
     "PAGE_SOURCE",

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from agent_harness.config import PROJECT_ROOT
+from agent_harness.foundation.config import PROJECT_ROOT
 from agent_harness.kit import manifest as kit_manifest
 from agent_harness.kit.plan import KitPlan, plan_kit
 from agent_harness.kit.sources import PYPI, LocalFiles, PackageIndex, fetch

@@ -18,7 +18,7 @@ from pathlib import Path
 from packaging import tags
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
-from agent_harness.config import PROJECT_ROOT
+from agent_harness.foundation.config import PROJECT_ROOT
 from agent_harness.kit.manifest import PLATFORMS, KitPlatform
 
 __all__ = ["GLIBC", "MACOS", "file_needs", "lock_module", "needed_pins", "platform", "wheel_rank"]

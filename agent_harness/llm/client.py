@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import openai
 
-from agent_harness.config import Settings
+from agent_harness.foundation.config import Settings
 from agent_harness.llm.offline import MODEL_NAME as OFFLINE_MODEL
 from agent_harness.llm.offline import start_offline_model
 

@@ -19,9 +19,9 @@ from agent_harness.llm.scenarios import (
     ANSWER_NO_TOOL,
     QUESTION,
     Scenario,
+    ScriptedCall,
     StepContext,
-    ToolCall,
-    ToolResult,
+    ToolMessage,
     find_scenario,
     knowledge_lines,
     no_suitable_tool,
@@ -95,12 +95,12 @@ def _anchor(messages: list[dict]) -> int | None:
     return anchor
 
 
-def _conversation(messages: list[dict]) -> tuple[str | None, list[list[ToolResult]]]:
+def _conversation(messages: list[dict]) -> tuple[str | None, list[list[ToolMessage]]]:
     """Return the last user question and the tool results since it, one list per round."""
     anchor = _anchor(messages)
     if anchor is None:
         return None, []
-    rounds: list[list[ToolResult]] = []
+    rounds: list[list[ToolMessage]] = []
     calls: dict[str, tuple[str, str]] = {}
     for message in messages[anchor + 1 :]:
         if message.get("role") == "assistant" and message.get("tool_calls"):
@@ -111,7 +111,9 @@ def _conversation(messages: list[dict]) -> tuple[str | None, list[list[ToolResul
         elif message.get("role") == "tool" and rounds:
             call_id = message.get("tool_call_id", "")
             name, arguments = calls.get(call_id, (message.get("name", "?"), ""))
-            rounds[-1].append(ToolResult(call_id, name, arguments, text_of(message.get("content"))))
+            rounds[-1].append(
+                ToolMessage(call_id, name, arguments, text_of(message.get("content")))
+            )
     return _question(messages[anchor]), rounds
 
 
@@ -126,7 +128,9 @@ def _plan_step(
     (``load_skill`` calls that unlock the scripted tools); empty means "write the final answer".
     ``skills`` holds the manifest (``read_manifest``) and the skills already loaded."""
     if scenario is None:
-        planned = [ToolCall("search_knowledge", {"query": QUESTION, "k": 5})] if step == 0 else []
+        planned = (
+            [ScriptedCall("search_knowledge", {"query": QUESTION, "k": 5})] if step == 0 else []
+        )
     else:
         planned = scenario.steps[step] if step < len(scenario.steps) else []
     manifest, loaded = (skills or {}).get("manifest", {}), (skills or {}).get("loaded", set())
@@ -161,7 +165,7 @@ def _excerpt(text: str) -> str:
     return flat if len(flat) <= _EXCERPT_CHARS else flat[: _EXCERPT_CHARS - 1] + "…"
 
 
-def _final_answer(scenario: Scenario | None, results: list[ToolResult]) -> str:
+def _final_answer(scenario: Scenario | None, results: list[ToolMessage]) -> str:
     scripted = [] if scenario is None else [c.name for step in scenario.steps for c in step]
     if scenario is None:
         lead = "No scripted scenario for this question;"

@@ -32,8 +32,8 @@ __all__ = [
     "Ref",
     "Scenario",
     "StepContext",
-    "ToolCall",
-    "ToolResult",
+    "ScriptedCall",
+    "ToolMessage",
     "find_scenario",
     "group",
     "knowledge_lines",
@@ -63,7 +63,7 @@ def group(name: str) -> Ref:
 
 
 @dataclass(frozen=True)
-class ToolResult:
+class ToolMessage:
     """One tool message found in the conversation, joined with the call that produced it."""
 
     call_id: str
@@ -89,12 +89,12 @@ class StepContext:
 
     question: str
     groups: Mapping[str, str] = field(default_factory=dict)
-    results: tuple[ToolResult, ...] = ()
-    previous: tuple[ToolResult, ...] = ()
+    results: tuple[ToolMessage, ...] = ()
+    previous: tuple[ToolMessage, ...] = ()
     manifest: Mapping[str, Mapping] = field(default_factory=dict)
     knowledge: tuple[str, ...] = ()
 
-    def latest(self, name: str) -> ToolResult | None:
+    def latest(self, name: str) -> ToolMessage | None:
         """Return the most recent result of the tool ``name``, or None if it was not called."""
         for result in reversed(self.results):
             if result.name == name:
@@ -106,7 +106,7 @@ Arguments = Mapping[str, Any] | Callable[[StepContext], Mapping[str, Any] | None
 
 
 @dataclass(frozen=True)
-class ToolCall:
+class ScriptedCall:
     """A tool call the scripted model makes.
 
     Attributes:
@@ -167,7 +167,7 @@ class Scenario:
     name: str
     keywords: tuple[str, ...] = ()
     pattern: str | None = None
-    steps: list[list[ToolCall]] = field(default_factory=list)
+    steps: list[list[ScriptedCall]] = field(default_factory=list)
     answer_hint: str = ""
 
     def match(self, question: str) -> dict[str, str] | None:
@@ -338,34 +338,34 @@ SCENARIOS: list[Scenario] = [
         name="correction",
         pattern=r"^\s*(?:no|wrong|that's wrong|that is wrong|not quite)\s*[,.:;!]\s*"
         r"(?P<fact>.+?)\s*\.?\s*$",
-        steps=[[ToolCall("remember", {"content": group("fact"), "kind": "correction"})]],
+        steps=[[ScriptedCall("remember", {"content": group("fact"), "kind": "correction"})]],
         answer_hint="Thanks for the correction: I stored it with remember and will use it.",
     ),
     Scenario(
         name="remember",
         pattern=r"^\s*(?:please\s+)?remember\s+(?:that\s+)?(?P<fact>.+?)\s*\.?\s*$",
-        steps=[[ToolCall("remember", {"content": group("fact"), "kind": "note"})]],
+        steps=[[ScriptedCall("remember", {"content": group("fact"), "kind": "note"})]],
         answer_hint="Noted: the fact was stored with remember.",
     ),
     Scenario(
         name="percentile",
         pattern=r"\b(?P<percent>\d{1,2})(?:st|nd|rd|th)\s+percentile\b(?:\s+of\s+(?P<values>.*))?",
-        steps=[[ToolCall("exec_js", _percentile_arguments)]],
+        steps=[[ScriptedCall("exec_js", _percentile_arguments)]],
         answer_hint="The percentile was computed by a JavaScript snippet run with exec_js.",
     ),
     Scenario(
         name="skills",
         pattern=r"\bskills?\b(?:.*?\b(?:help\s+with|for|about|on)\s+(?P<topic>[^?]+))?",
         steps=[
-            [ToolCall("list_skills", _skills_query)],
-            [ToolCall("load_skill", _load_first_skill)],
+            [ScriptedCall("list_skills", _skills_query)],
+            [ScriptedCall("load_skill", _load_first_skill)],
         ],
         answer_hint="I looked up the skills library with list_skills and loaded the best match.",
     ),
     Scenario(
         name="delayed_voyages",
         pattern=r"\bvoyages?\b.*\bdelay|\bdelayed\b.*\bvoyages?\b",
-        steps=[[ToolCall("delayed_voyages", _region_arguments)]],
+        steps=[[ScriptedCall("delayed_voyages", _region_arguments)]],
         answer_hint="These are the delayed voyages reported by delayed_voyages.",
     ),
     Scenario(
@@ -376,11 +376,11 @@ SCENARIOS: list[Scenario] = [
         r"(?:right\s+now|now|according|from|on)\b",
         steps=[
             [
-                ToolCall(
+                ScriptedCall(
                     "ais_live_position", {"vessel": group("vessel")}, fallback="vessel_position"
                 )
             ],
-            [ToolCall("vessel_position", {"vessel": group("vessel")}, when=_live_feed_failed)],
+            [ScriptedCall("vessel_position", {"vessel": group("vessel")}, when=_live_feed_failed)],
         ],
         answer_hint="The ship's position: from the live AIS feed when it answered, else from the "
         "stored track (vessel_position).",
@@ -388,19 +388,19 @@ SCENARIOS: list[Scenario] = [
     Scenario(
         name="vessel_position",
         pattern=r"\bwhere\b.*?\bvessel\s+(?P<vessel>[^?]+?)\s*(?:\bnow\b|\?|$)",
-        steps=[[ToolCall("vessel_position", {"vessel": group("vessel")})]],
+        steps=[[ScriptedCall("vessel_position", {"vessel": group("vessel")})]],
         answer_hint="This is the vessel's latest position from vessel_position.",
     ),
     Scenario(
         name="vessels_per_carrier",
         keywords=("how many", "vessels", "carrier"),
-        steps=[[ToolCall("run_sql", {"sql": _CARRIER_SQL})]],
+        steps=[[ScriptedCall("run_sql", {"sql": _CARRIER_SQL})]],
         answer_hint="Vessel counts per carrier, from a run_sql query.",
     ),
     Scenario(
         name="cargo_value_by_region",
         pattern=r"\bcargo\s+value\b.*\b(?:per|by|in\s+each)\s+(?:ocean\s+)?region\b",
-        steps=[[ToolCall("run_sql", {"sql": _REGION_VALUE_SQL})]],
+        steps=[[ScriptedCall("run_sql", {"sql": _REGION_VALUE_SQL})]],
         answer_hint="Declared cargo value per ocean region, from one run_sql query (value_usd "
         "is null where your identity may not see unit values; regions you may not see are "
         "absent).",
@@ -408,29 +408,29 @@ SCENARIOS: list[Scenario] = [
     Scenario(
         name="cargo_value",
         pattern=r"\bcargo\s+value\b.*?\bvoyage\s+(?P<voyage>[\w-]+)",
-        steps=[[ToolCall("cargo_value", {"voyage": group("voyage")})]],
+        steps=[[ScriptedCall("cargo_value", {"voyage": group("voyage")})]],
         answer_hint="The voyage's total cargo value from cargo_value (unit values are US cents).",
     ),
     Scenario(
         name="containers_on_hold",
         keywords=("container", "customs", "hold"),
-        steps=[[ToolCall("containers_on_hold", {})]],
+        steps=[[ScriptedCall("containers_on_hold", {})]],
         answer_hint="Containers currently on customs hold, from containers_on_hold.",
     ),
     Scenario(
         name="hazmat_containers",
         pattern=r"\b(?:hazardous|hazmat|dangerous)\b.*\bcontainers?\b",
-        steps=[[ToolCall("hazmat_containers", {})]],
+        steps=[[ScriptedCall("hazmat_containers", {})]],
         answer_hint="Hazardous (HAZMAT) containers, from hazmat_containers.",
     ),
     Scenario(
         name="container_manifest",
         pattern=r"\bmanifest\b.*?\bcontainer\s+(?P<container_no>[\w-]+)",
         steps=[
-            [ToolCall("container_manifest", {"container_no": group("container_no")})],
+            [ScriptedCall("container_manifest", {"container_no": group("container_no")})],
             # The agent offloads big outputs and leaves a fetch_tool_output(...) hint: follow it.
             [
-                ToolCall(
+                ScriptedCall(
                     "fetch_tool_output",
                     {"tool_call_id": PREVIOUS_CALL_ID},
                     when=_was_offloaded,
@@ -444,14 +444,14 @@ SCENARIOS: list[Scenario] = [
         name="explain_turn",
         pattern=r"\b(?:explain|why did you)\b.*\b(?:last|previous|earlier)\s+"
         r"(?:turn|answer|question|decision)\b",
-        steps=[[ToolCall("explain_turn", {})]],
+        steps=[[ScriptedCall("explain_turn", {})]],
         answer_hint="Here is what I did, from my provenance trail (explain_turn).",
     ),
     Scenario(
         name="registry_health",
         pattern=r"\b(?:health|healthy)\b.*\b(?:registry|tools)\b"
         r"|\b(?:registry|tools)\b.*\b(?:health|healthy|failing|slow)\b",
-        steps=[[ToolCall("registry_health", {})]],
+        steps=[[ScriptedCall("registry_health", {})]],
         answer_hint="The registry's health, from registry_health (an OODA dry run).",
     ),
     Scenario(
@@ -459,14 +459,14 @@ SCENARIOS: list[Scenario] = [
         # its context's knowledge says (a stored correction), else assumes Rotterdam.
         name="european_hub",
         pattern=r"\bour\s+europe(?:an)?\s+hub\b",
-        steps=[[ToolCall("port_info", _hub_port)]],
+        steps=[[ScriptedCall("port_info", _hub_port)]],
         answer_hint="Our European hub's details from port_info (the hub is the port my "
         "knowledge names, else Europe's largest port, Rotterdam).",
     ),
     Scenario(
         name="column_meaning",
         pattern=r"\bwhat\s+does\s+\S+\s+mean\b|\bunits?\b|\bcolumns?\b|\bmeaning\b",
-        steps=[[ToolCall("search_knowledge", {"query": QUESTION, "k": 5})]],
+        steps=[[ScriptedCall("search_knowledge", {"query": QUESTION, "k": 5})]],
         answer_hint="This is what the catalog knowledge says, from search_knowledge.",
     ),
 ]

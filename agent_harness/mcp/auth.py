@@ -6,7 +6,7 @@ local user of a shared machine, a container on the same host network. A token cl
 ``workshop mcp --http --token SECRET`` (or ``WORKSHOP_MCP_TOKEN=SECRET``) and every request
 must carry ``Authorization: Bearer SECRET``; others get HTTP 401. Several tokens (the flag
 repeated, or separated by commas in the variable) are several credentials: on the 2026-07-28
-protocol each credential has its own unlocked tools (:mod:`agent_harness.mcp.clients`).
+protocol each credential has its own unlocked tools (:mod:`agent_harness.mcp.callers`).
 
 This is a shared secret checked by the SDK's bearer middleware (``TokenVerifier``), not OAuth:
 no authorization server, no protected-resource metadata. Tokens are compared in constant time
@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from mcp.server.auth.provider import AccessToken
 
-from agent_harness.mcp.clients import token_id
+from agent_harness.mcp.callers import token_id
 
 __all__ = ["StaticTokens", "tokens_from", "TOKEN_VARIABLE", "MIN_TOKEN_CHARS"]
 

@@ -8,7 +8,7 @@ it). A slow call that finds no slow place keeps running (a thread cannot be paus
 its fast place until a slow place frees up: never more than ``fast + slow`` calls run.
 
 Each lane is bounded twice: for all clients together (``fast``, ``slow``) and for each client
-(the :class:`Places` its calls take, :mod:`agent_harness.mcp.clients`), so one client's slow
+(the :class:`Places` its calls take, :mod:`agent_harness.mcp.callers`), so one client's slow
 calls never take every slow place, and its fast calls never every fast place.
 """
 

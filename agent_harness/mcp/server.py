@@ -5,7 +5,7 @@ calls the same tools the agent uses, through the same registry: arguments valida
 every call a telemetry row and a span, the circuit breaker in force, open tools not listed,
 every error a result with ``isError`` set.
 
-Several clients at once (:mod:`agent_harness.mcp.clients`): what a client unlocked (``--agent``
+Several clients at once (:mod:`agent_harness.mcp.callers`): what a client unlocked (``--agent``
 mode) belongs to its session, or to its credential on the 2026-07-28 protocol; calls of
 different clients run concurrently on worker threads, in two lanes
 (:mod:`agent_harness.mcp.lanes`): every call starts in the fast lane and one that runs longer
@@ -31,7 +31,7 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.server.lowlevel.server import NotificationOptions, Server
 
-from agent_harness.mcp.clients import Client, Clients
+from agent_harness.mcp.callers import Client, Clients
 from agent_harness.mcp.lanes import Lanes
 from agent_harness.mcp.toolset import McpToolSet
 

@@ -10,7 +10,7 @@ disclosure, as the agent loop's ``disclose`` strategy: at first only the always-
 (``load_skill``, ``search_knowledge``, ``run_sql``); a ``load_skill`` call unlocks the skill's
 tools (and its required skills', within the agent's access) after the ones listed, **for that
 client only**: what it unlocked is kept in its :class:`Disclosure` (the server keeps one per
-session, or per credential on the 2026-07-28 protocol; see :mod:`agent_harness.mcp.clients`).
+session, or per credential on the 2026-07-28 protocol; see :mod:`agent_harness.mcp.callers`).
 A tool the agent's skills do not grant enough access to is refused. Every change is announced
 to the listeners, which the server turns into ``notifications/tools/list_changed``.
 """
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import mcp_types as types
 
-from agent_harness.disclosure import ALWAYS_ON
+from agent_harness.disclosure import STARTER_TOOLS
 from agent_harness.offload import preview
 
 __all__ = ["McpToolSet", "Disclosure", "mcp_tool", "MAX_RESULT_BYTES"]
@@ -99,7 +99,7 @@ class McpToolSet:
         if self.agent is not None:
             if only is not None:
                 raise ValueError("choose --tools or --agent, not both")
-            only = [n for n in ALWAYS_ON if n in known]
+            only = [n for n in STARTER_TOOLS if n in known]
             self._access = harness.agents.access(self.agent)
             self._grants = harness.agents.grants(self.agent)
             for skill, info in self._access.items():

@@ -12,7 +12,7 @@ Importing this package registers nothing. The pieces, one module each:
 * watching: :mod:`.telemetry`, :mod:`.policy`, :mod:`.breaker`, :mod:`.ooda`, :mod:`.watching`;
 * retrieval: :mod:`.request_parts`; the tools: :mod:`.core` and :mod:`.readonly_sql` (the SQL a
   tool reads with). The SUPPLYCHAIN tools live beside their data, in
-  :mod:`agent_harness.supplychain.tools`.
+  :mod:`agent_harness.tools.supplychain`.
 """
 
 from agent_harness.tools.decorator import REGISTERED, register

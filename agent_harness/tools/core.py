@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, WithJsonSchema
 
 from agent_harness.backends.base import BackendError
-from agent_harness.js_sandbox import MAX_CODE_CHARS, run_js
+from agent_harness.foundation.js_sandbox import MAX_CODE_CHARS, run_js
 from agent_harness.scratchpad import MAX_FILE_CHARS
 from agent_harness.skills import SkillNotFound
 from agent_harness.tools.context import current, current_agent

@@ -20,7 +20,7 @@ re-run. ``del REGISTERED[name]`` takes a registered tool out of every harness ag
 
 The library's own tools are not in :data:`REGISTERED`: importing a module registers nothing,
 and a harness registers the core and SUPPLYCHAIN tools explicitly
-(:func:`agent_harness.tools.core.tools`, :func:`agent_harness.supplychain.tools.tools`).
+(:func:`agent_harness.tools.core.tools`, :func:`agent_harness.tools.supplychain.tools`).
 """
 
 from __future__ import annotations

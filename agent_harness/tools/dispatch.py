@@ -41,6 +41,7 @@ from typing import Any, Protocol
 import pydantic
 
 from agent_harness.backends.roles import utc_now
+from agent_harness.foundation.values import dumps, safe_text
 from agent_harness.observability import tool_span
 from agent_harness.tools import context
 from agent_harness.tools.argument_checks import (
@@ -58,7 +59,6 @@ from agent_harness.tools.faults import (
     fault_of,
 )
 from agent_harness.tools.tool import Tool, allows
-from agent_harness.values import dumps, safe_text
 
 __all__ = [
     "ToolCall",

@@ -19,6 +19,7 @@ The names are the values of the ``error_type`` column and of the OpenTelemetry a
 from __future__ import annotations
 
 from agent_harness.backends.errors import BindError
+from agent_harness.foundation.errors import UpstreamError
 from agent_harness.tools.tool import ToolError
 
 __all__ = [
@@ -52,11 +53,6 @@ REFUSALS = ("unknown_tool", "not_offered", "access_denied", "invalid_arguments",
 MAX_ERROR_CHARS = 1000
 #: How much of a value an error message quotes.
 QUOTE_CHARS = 60
-
-
-class UpstreamError(Exception):
-    """Raised by a tool when a service it depends on failed (not the caller's mistake): the
-    call counts as an ``upstream_error`` against the tool."""
 
 
 _UPSTREAM = (UpstreamError, ConnectionError, TimeoutError)

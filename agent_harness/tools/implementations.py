@@ -18,7 +18,7 @@ documentation. The types:
   a JSON value.
 * ``mcp``: ``{"server": "http://127.0.0.1:8765/mcp" or "a stdio command line", "tool": "name"}``:
   a tool of another MCP server, called through a short client session
-  (:mod:`agent_harness.mcp.client`); ``h.tools.import_mcp(server)`` defines one per tool the
+  (:mod:`agent_harness.tools.mcp_client`); ``h.tools.import_mcp(server)`` defines one per tool the
   server lists.
 
 **Adding a type** (say ``http``): write a builder ``build(definition) -> function`` that checks
@@ -43,7 +43,7 @@ from typing import Any
 
 from agent_harness.backends.base import BackendError
 from agent_harness.backends.roles import TextTooLong, check_text_fits
-from agent_harness.js_sandbox import run_js
+from agent_harness.foundation.js_sandbox import run_js
 from agent_harness.tools.context import current
 from agent_harness.tools.parameter_rows import (
     rows_from_schema,
@@ -181,7 +181,7 @@ def _mcp_function(definition: ToolDefinition):
             " line) and the server's 'tool' name"
         )
     # Imported here: anyio and the MCP client cost import time that only mcp tools need.
-    from agent_harness.mcp.client import McpClientError, call_remote_tool, server_target
+    from agent_harness.tools.mcp_client import McpClientError, call_remote_tool, server_target
 
     try:
         server_target(server)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import decimal
 
+from agent_harness.foundation.values import to_json_value
 from agent_harness.tools.context import current
-from agent_harness.values import to_json_value
 
 __all__ = ["query", "sql_result", "MAX_ROWS"]
 

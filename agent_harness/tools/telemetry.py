@@ -16,7 +16,7 @@ A failed write never breaks the call: the registry counts it and logs the first 
 
 from __future__ import annotations
 
-from agent_harness.values import dumps, safe_text
+from agent_harness.foundation.values import dumps, safe_text
 
 __all__ = ["TelemetryRecorder", "MAX_ARGUMENT_CHARS", "MAX_ERROR_CHARS"]
 

@@ -181,7 +181,7 @@ class ToolsAsData:
         Returns:
             ``{"imported": [names], "problems": {remote name: why it was left out}}``.
         """
-        from agent_harness.mcp.client import remote_tools
+        from agent_harness.tools.mcp_client import remote_tools
 
         imported, problems = [], {}
         for remote in remote_tools(server, timeout_s=timeout_s):

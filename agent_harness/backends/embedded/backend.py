@@ -31,12 +31,12 @@ from agent_harness.backends.roles import (
     Agents,
     Breakers,
     CatalogWatch,
-    Provenance,
+    ProvenanceLog,
     ScratchFiles,
     SkillGraph,
     ToolDefinitions,
 )
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 
 __all__ = ["EmbeddedBackend"]
 
@@ -68,7 +68,7 @@ class EmbeddedBackend(Backend):
         self.telemetry = EmbeddedTelemetry(db)
         self.breakers = Breakers(db)
         self.tool_ranking = EmbeddedToolRanking(db, self.telemetry)
-        self.provenance = Provenance(db)
+        self.provenance = ProvenanceLog(db)
         self.tool_definitions = ToolDefinitions(db)
         self.skill_graph = SkillGraph(db)
         self.agents = Agents(db)

@@ -21,7 +21,7 @@ from agent_harness.backends.connection import Connection, Dialect
 from agent_harness.backends.embedded.dictionary import COMMENTS_DDL, create_dictionary_views
 from agent_harness.backends.errors import BackendError
 from agent_harness.backends.search_words import query_tokens
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.embeddings import DIMENSIONS
 
 __all__ = ["NOW", "SQLiteConnection", "SQLiteDialect", "open_harness_connection"]
 

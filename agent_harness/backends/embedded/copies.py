@@ -5,7 +5,7 @@ against its container, then that container's voyage, each time a statement reads
 three-table join over every cargo item cost 2.5 times the owner's time at 10,000 voyages,
 ``bench/bench_guardrails.py``). A COPY is checked once, when it is filled: each protected
 table gets a TEMP table of the same name, with the base table's own columns, keys and indexes,
-holding only the identity's rows (:data:`~agent_harness.backends.roles.policy.ROW_POLICIES`,
+holding only the identity's rows (:data:`~agent_harness.backends.roles.access_rules.ROW_POLICIES`,
 parents first: ``containers`` keeps the rows whose ``voyage_id`` is in the copy of
 ``voyages``, the same predicate Oracle's VPD policy appends). A statement then reads the
 identity's rows exactly as the owner reads the tables. A column masked for the identity is
@@ -29,8 +29,8 @@ from contextlib import contextmanager
 
 import apsw
 
-from agent_harness.backends.roles.policy import MASKED_COLUMNS, ROW_POLICIES, region_predicate
-from agent_harness.identity import Identity
+from agent_harness.backends.roles.access_rules import MASKED_COLUMNS, ROW_POLICIES, region_predicate
+from agent_harness.foundation.identity import Identity
 
 __all__ = ["FilteredCopies"]
 

@@ -34,7 +34,7 @@ from agent_harness.backends.roles.documents import (
     Documents,
     document_kind,
 )
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 
 __all__ = [
     "DocumentConnection",

@@ -5,7 +5,7 @@ bound to the connection when it opens (nothing a statement sends can change them
 and writing pragmas are denied on these connections):
 
 1. **The identity's rows, under the tables' own names.** Each protected table of the policy
-   (:data:`~agent_harness.backends.roles.policy.ROW_POLICIES`) is either
+   (:data:`~agent_harness.backends.roles.access_rules.ROW_POLICIES`) is either
 
    * a **filtered copy** (``run_sql``'s connection: :mod:`~agent_harness.backends.embedded.
      copies`): a TEMP table holding only the identity's rows, filled when the connection opens
@@ -40,14 +40,14 @@ import apsw
 
 from agent_harness.backends.embedded.copies import FilteredCopies
 from agent_harness.backends.errors import AccessDenied, BackendError
-from agent_harness.backends.roles.policy import (
+from agent_harness.backends.roles.access_rules import (
     MASKED_COLUMNS,
     POLICY_TABLES,
     PUBLIC_TABLES,
     ROW_POLICIES,
     lineage_predicate,
 )
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 
 __all__ = ["IdentityGuard", "sqlite_mask"]
 

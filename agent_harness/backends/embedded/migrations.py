@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from agent_harness.backends.embedded.connection import NOW
 from agent_harness.backends.migrations import Migration, Migrations
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.embeddings import DIMENSIONS
 
 __all__ = ["MIGRATIONS", "LEDGER_DDL", "NOW"]
 

@@ -15,9 +15,9 @@ Read-only by construction, in three independent layers (facts measured on SQLite
 
 Plus a time limit (progress handler) and a row cap.
 
-Under an identity (:class:`~agent_harness.identity.Identity`) the connection also enforces its
-access policy: filtered copies of the identity's rows, refilled before a statement when the
-data changed, and the same authorizer refusing or blanking reads
+Under an identity (:class:`~agent_harness.foundation.identity.Identity`) the connection also
+enforces its access policy: filtered copies of the identity's rows, refilled before a statement
+when the data changed, and the same authorizer refusing or blanking reads
 (:mod:`agent_harness.backends.embedded.guard`, :mod:`agent_harness.backends.embedded.copies`),
 bound when the connection opens.
 """
@@ -42,7 +42,7 @@ from agent_harness.backends.errors import (
     ReadOnlyViolation,
 )
 from agent_harness.backends.roles.supplychain import ReadOnlyResult
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 
 __all__ = ["ReadOnlyConnection"]
 

@@ -14,7 +14,7 @@ from typing import Any
 from agent_harness.backends.embedded.connection import SQLiteConnection
 from agent_harness.backends.embedded.readonly import ReadOnlyConnection
 from agent_harness.backends.roles.supplychain import ReadOnlyResult, SupplyChain
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 
 __all__ = ["EmbeddedSupplyChain", "create_table_sql"]
 

@@ -38,8 +38,8 @@ from agent_harness.backends.oracle.registry import OracleTelemetry, OracleToolRa
 from agent_harness.backends.oracle.steps import Step
 from agent_harness.backends.oracle.supplychain import OracleSupplyChain
 from agent_harness.backends.roles import Agents, Breakers, ScratchFiles, ToolDefinitions
-from agent_harness.config import Settings
-from agent_harness.identity import Identity
+from agent_harness.foundation.config import Settings
+from agent_harness.foundation.identity import Identity
 from agent_harness.supplychain.schema import OWNER
 
 __all__ = ["OracleBackend"]

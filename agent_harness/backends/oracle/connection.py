@@ -30,7 +30,7 @@ from agent_harness.backends.errors import BackendError
 from agent_harness.backends.oracle.compiled import run_ddl as run_compiled
 from agent_harness.backends.oracle.dialect import OracleDialect, iso_text
 from agent_harness.backends.oracle.errors import database_is_opening, hint, whole_text
-from agent_harness.config import Settings
+from agent_harness.foundation.config import Settings
 
 __all__ = [
     "CONNECT_TIMEOUT_S",

@@ -19,7 +19,7 @@ import numpy as np
 from agent_harness.backends.connection import Dialect
 from agent_harness.backends.errors import BackendError
 from agent_harness.backends.oracle.text_query import contains_query
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.embeddings import DIMENSIONS
 
 __all__ = ["OracleDialect", "iso_text"]
 

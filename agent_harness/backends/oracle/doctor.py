@@ -12,7 +12,7 @@ from agent_harness.backends.oracle.connection import connect_user
 from agent_harness.backends.oracle.embeddings import MODEL_NAME
 from agent_harness.backends.oracle.errors import error_code, first_line
 from agent_harness.backends.oracle.migrations import MIGRATIONS
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.embeddings import DIMENSIONS
 from agent_harness.supplychain.schema import OWNER
 
 __all__ = ["OracleDoctor"]

@@ -48,14 +48,14 @@ import oracledb
 
 from agent_harness.backends.errors import BackendError, DocumentConflict
 from agent_harness.backends.oracle.errors import error_code, first_line
+from agent_harness.backends.roles.access_rules import MASKED_COLUMNS
 from agent_harness.backends.roles.documents import (
     Document,
     DocumentPart,
     Documents,
     document_kind,
 )
-from agent_harness.backends.roles.policy import MASKED_COLUMNS
-from agent_harness.identity import Identity
+from agent_harness.foundation.identity import Identity
 from agent_harness.supplychain.schema import OWNER
 
 __all__ = ["OracleDocuments", "duality_view_sql", "plain_document"]

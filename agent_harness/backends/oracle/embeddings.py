@@ -25,7 +25,7 @@ import oracledb
 
 from agent_harness.backends.errors import BackendError
 from agent_harness.backends.oracle.errors import first_line, hint
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.embeddings import DIMENSIONS
 
 __all__ = [
     "CLIENT_MODE",

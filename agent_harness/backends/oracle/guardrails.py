@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import secrets
 
-from agent_harness.backends.roles.policy import MASKED_COLUMNS, ROW_POLICIES
-from agent_harness.identity import Identity
+from agent_harness.backends.roles.access_rules import MASKED_COLUMNS, ROW_POLICIES
+from agent_harness.foundation.identity import Identity
 from agent_harness.supplychain.schema import OCEAN_REGIONS, OWNER
 
 __all__ = [
@@ -85,9 +85,10 @@ END {PACKAGE};"""
 def package_body_sql(owners: list[str]) -> str:
     """The package body: the ticket's consumer and the policy functions.
 
-    The predicates are generated from :data:`~agent_harness.backends.roles.policy.ROW_POLICIES`
-    (the same rules the embedded backend's views apply); ``owners`` are the exempt users
-    (plain identifiers, checked by the caller).
+    The predicates are generated from
+    :data:`~agent_harness.backends.roles.access_rules.ROW_POLICIES` (the same rules the
+    embedded backend's views apply); ``owners`` are the exempt users (plain identifiers,
+    checked by the caller).
     """
     exempt = ", ".join(f"'{o.upper()}'" for o in owners)
     cases = []

@@ -34,8 +34,8 @@ JS_ENVIRONMENT = "WORKSHOP_JS_PURE"
 JS_GRACE_MS = 2000  # creating the MLE context comes on top of the code's own time limit
 MAX_OUTPUT_CHARS = 20_000
 
-# The same conventions as the V8 sandbox (agent_harness/js_sandbox.py): the value of the last
-# expression is the result, converted through JSON; console.* lines are captured.
+# The same conventions as the V8 sandbox (agent_harness/foundation/js_sandbox.py): the value of
+# the last expression is the result, converted through JSON; console.* lines are captured.
 _MLE_TEMPLATE = """
 for (const __name of ["require", "fetch", "session", "oracledb", "soda", "plsffi"]) {
   try { delete globalThis[__name]; } catch (e) {}
@@ -168,7 +168,7 @@ def parse_mle_result(text: str | None, max_output_chars: int = MAX_OUTPUT_CHARS)
 
 def _in_v8(code: str, timeout_ms: int, why: str) -> dict:
     """Run the code in the client-side V8 sandbox and say why it did not run in MLE."""
-    from agent_harness.js_sandbox import run_js
+    from agent_harness.foundation.js_sandbox import run_js
 
     return {**run_js(code, timeout_ms), "note": f"ran in the client-side V8 sandbox: {why}"}
 
@@ -219,7 +219,7 @@ class OracleJavaScript:
         self._js = None
 
     def run_js(self, code: str, timeout_ms: int) -> dict | None:
-        from agent_harness.js_sandbox import MAX_CODE_CHARS
+        from agent_harness.foundation.js_sandbox import MAX_CODE_CHARS
 
         if not isinstance(code, str) or not code.strip() or len(code) > MAX_CODE_CHARS:
             return None  # the client-side sandbox words the usual errors

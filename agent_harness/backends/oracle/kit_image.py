@@ -30,7 +30,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from agent_harness.config import PROJECT_ROOT
+from agent_harness.foundation.config import PROJECT_ROOT
 from agent_harness.kit import manifest as kit_manifest
 
 __all__ = [

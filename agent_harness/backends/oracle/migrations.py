@@ -15,7 +15,7 @@ from agent_harness.backends.oracle.disclosure_migrations import DISCLOSURE_MIGRA
 from agent_harness.backends.oracle.registry_migrations import REGISTRY_MIGRATIONS
 from agent_harness.backends.oracle.steps import Step
 from agent_harness.backends.oracle.text_query import NO_MATCH_WORD
-from agent_harness.embeddings import DIMENSIONS
+from agent_harness.foundation.embeddings import DIMENSIONS
 
 __all__ = ["EXISTS_SQL", "LEDGER_DDL", "MIGRATIONS", "Step"]
 

@@ -1,7 +1,7 @@
 """The Oracle provenance store's two graph questions, asked with ``GRAPH_TABLE``.
 
 The turns and events are written and walked by the shared
-:class:`~agent_harness.backends.roles.provenance.Provenance`. On Oracle the same tables are also
+:class:`~agent_harness.backends.roles.provenance.ProvenanceLog`. On Oracle the same tables are also
 ``provenance_graph``, a SQL property graph (Property Graph Developer's Guide 26, "Creating a SQL
 Property Graph"; SQL Language Reference 26, CREATE PROPERTY GRAPH): vertices ``turn``
 (agent_turns), ``event`` (turn_events), ``tool`` (toolbox); edges ``in_turn`` (event -> turn),
@@ -15,12 +15,12 @@ in the toolbox count, as on the embedded backend.
 from __future__ import annotations
 
 from agent_harness.backends.oracle.provenance_graph import PROPERTY_GRAPH_DDL
-from agent_harness.backends.roles.provenance import Provenance
+from agent_harness.backends.roles.provenance import ProvenanceLog
 
 __all__ = ["OracleProvenance", "PROPERTY_GRAPH_DDL"]
 
 
-class OracleProvenance(Provenance):
+class OracleProvenance(ProvenanceLog):
     """``agent_turns`` + ``turn_events``, with the graph questions over ``provenance_graph``."""
 
     def calls_sql(self, by_outcome: bool) -> str:

@@ -33,8 +33,8 @@ from agent_harness.backends.oracle.errors import (
 )
 from agent_harness.backends.oracle.guardrails import BIND_SQL
 from agent_harness.backends.roles.supplychain import ReadOnlyResult
-from agent_harness.config import Settings
-from agent_harness.identity import Identity
+from agent_harness.foundation.config import Settings
+from agent_harness.foundation.identity import Identity
 from agent_harness.supplychain.schema import OWNER
 
 __all__ = ["ReadOnlySession", "column_label", "plain_value", "screen_readonly_sql"]

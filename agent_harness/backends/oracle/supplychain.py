@@ -29,8 +29,8 @@ from agent_harness.backends.oracle.guardrails import (
 from agent_harness.backends.oracle.readonly import ReadOnlySession
 from agent_harness.backends.roles.documents import DOCUMENTS
 from agent_harness.backends.roles.supplychain import ReadOnlyResult, SupplyChain
-from agent_harness.config import Settings
-from agent_harness.identity import Identity
+from agent_harness.foundation.config import Settings
+from agent_harness.foundation.identity import Identity
 from agent_harness.supplychain.schema import OWNER
 
 __all__ = ["LOCATED", "OracleSupplyChain", "create_table_sql", "identifier", "sql_literal"]

@@ -46,7 +46,7 @@ from agent_harness.backends.roles.definitions import ToolDefinitions
 from agent_harness.backends.roles.disclosure import Agents, SkillGraph
 from agent_harness.backends.roles.documents import DOCUMENTS, Documents
 from agent_harness.backends.roles.memories import MemoryTable
-from agent_harness.backends.roles.provenance import Provenance
+from agent_harness.backends.roles.provenance import ProvenanceLog
 from agent_harness.backends.roles.ranking import RANK_MODES, ToolRanking
 from agent_harness.backends.roles.supplychain import ReadOnlyResult, SupplyChain
 from agent_harness.backends.roles.telemetry import Telemetry
@@ -68,7 +68,7 @@ __all__ = [
     "Documents",
     "IndexedBoxes",
     "MemoryTable",
-    "Provenance",
+    "ProvenanceLog",
     "RankWeights",
     "ReadOnlyResult",
     "ScratchFiles",

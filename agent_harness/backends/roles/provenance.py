@@ -19,7 +19,7 @@ from typing import Any
 
 from agent_harness.backends.connection import Connection
 
-__all__ = ["Provenance", "TURN_COLUMNS", "EVENT_COLUMNS"]
+__all__ = ["ProvenanceLog", "TURN_COLUMNS", "EVENT_COLUMNS"]
 
 TURN_COLUMNS = (
     "turn_id",
@@ -69,7 +69,7 @@ SELECT {", ".join("e." + c for c in EVENT_COLUMNS)}, tree.depth
 FROM tree JOIN turn_events e ON e.id = tree.id ORDER BY tree.path, e.id"""
 
 
-class Provenance:
+class ProvenanceLog:
     """``agent_turns`` + ``turn_events``.
 
     Args:

@@ -3,15 +3,15 @@
 The context has no host objects: no file system, no network, no process, no ``require``. Each
 call gets a time limit and a heap limit; ``console.log`` output is captured and returned.
 
-The engine runs in worker processes (:mod:`agent_harness.js_workers`), never in the caller's:
-calls from many threads (the MCP server's clients, a notebook, ``workshop chat``) run side by
-side, each in its own process, and a crash of the engine ends that worker only.
+The engine runs in worker processes (:mod:`agent_harness.foundation.js_workers`), never in the
+caller's: calls from many threads (the MCP server's clients, a notebook, ``workshop chat``) run
+side by side, each in its own process, and a crash of the engine ends that worker only.
 """
 
 from __future__ import annotations
 
-from agent_harness.js_worker import MAX_MEMORY_BYTES, MAX_OUTPUT_CHARS
-from agent_harness.js_workers import JsEngineError, workers
+from agent_harness.foundation.js_worker import MAX_MEMORY_BYTES, MAX_OUTPUT_CHARS
+from agent_harness.foundation.js_workers import JsEngineError, workers
 
 __all__ = ["run_js", "MAX_CODE_CHARS", "MAX_MEMORY_BYTES", "MAX_OUTPUT_CHARS", "JsEngineError"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_harness.supplychain.tools.lookups import (
+from agent_harness.tools.supplychain.lookups import (
     TODAY,
     VOYAGES_SQL,
     query,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_harness.supplychain.tools import geo
-from agent_harness.supplychain.tools.lookups import (
+from agent_harness.tools.supplychain import geo
+from agent_harness.tools.supplychain.lookups import (
     LATEST_POSITIONS_SQL,
     PORTS_SQL,
     TODAY,

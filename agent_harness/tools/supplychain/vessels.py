@@ -9,8 +9,8 @@ from typing import Annotated
 from pydantic import Field
 
 from agent_harness.supplychain.schema import OCEAN_REGIONS
-from agent_harness.supplychain.tools import geo
-from agent_harness.supplychain.tools.lookups import (
+from agent_harness.tools.supplychain import geo
+from agent_harness.tools.supplychain.lookups import (
     LATEST_POSITIONS_SQL,
     PORTS_SQL,
     TODAY,

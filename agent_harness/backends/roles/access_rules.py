@@ -1,6 +1,6 @@
 """The access policy over SUPPLYCHAIN, written once for both dialects.
 
-What an identity (:class:`agent_harness.identity.Identity`) may read:
+What an identity (:class:`agent_harness.foundation.identity.Identity`) may read:
 
 * the reference tables (:data:`PUBLIC_TABLES`: carriers, ports, vessels) in full;
 * voyages of its regions, and what hangs off them (:data:`ROW_POLICIES`): a vessel position,

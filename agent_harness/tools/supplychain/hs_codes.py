@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent_harness.supplychain.reference_data import PRODUCTS
-from agent_harness.supplychain.tools.lookups import cents_sum, query, required_text, usd
+from agent_harness.tools.supplychain.lookups import cents_sum, query, required_text, usd
 from agent_harness.tools.tool import ToolError
 
 #: The category of every tool in this module (``Tool.from_function`` reads it).

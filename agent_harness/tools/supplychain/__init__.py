@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from agent_harness.supplychain.tools.cargo import (
+from agent_harness.tools.supplychain.cargo import (
     cargo_value,
     consignee_shipments,
     container_manifest,
@@ -19,11 +19,11 @@ from agent_harness.supplychain.tools.cargo import (
     hazmat_containers,
     reefer_containers,
 )
-from agent_harness.supplychain.tools.hs_codes import hs_code_lookup
-from agent_harness.supplychain.tools.live_feeds import ais_live_position
-from agent_harness.supplychain.tools.ports import port_congestion, port_distance, port_info
-from agent_harness.supplychain.tools.units import convert_units
-from agent_harness.supplychain.tools.vessels import (
+from agent_harness.tools.supplychain.hs_codes import hs_code_lookup
+from agent_harness.tools.supplychain.live_feeds import ais_live_position
+from agent_harness.tools.supplychain.ports import port_congestion, port_distance, port_info
+from agent_harness.tools.supplychain.units import convert_units
+from agent_harness.tools.supplychain.vessels import (
     carrier_fleet,
     eta_estimate,
     find_vessel,
@@ -31,7 +31,7 @@ from agent_harness.supplychain.tools.vessels import (
     vessel_position,
     vessels_near_port,
 )
-from agent_harness.supplychain.tools.voyages import (
+from agent_harness.tools.supplychain.voyages import (
     delayed_voyages,
     voyage_status,
     voyages_between,

@@ -1,5 +1,6 @@
 """The JavaScript worker: a process of its own that owns one V8 engine and runs one program at
-a time (started and fed by :mod:`agent_harness.js_workers`; never imported by the harness).
+a time (started and fed by :mod:`agent_harness.foundation.js_workers`; never imported by the
+harness).
 
 Why a process: mini-racer runs each isolate's work on a thread of its own and documents no
 promise about several ``MiniRacer`` objects made and closed at once from many threads (the

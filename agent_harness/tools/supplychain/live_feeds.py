@@ -18,7 +18,7 @@ import threading
 import time
 
 from agent_harness.backends.roles import utc_now
-from agent_harness.supplychain.tools.vessels import vessel_position
+from agent_harness.tools.supplychain.vessels import vessel_position
 
 __all__ = ["ais_live_position", "AisFeed", "AIS_FEED", "FeedUnavailable"]
 

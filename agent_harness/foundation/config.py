@@ -40,7 +40,7 @@ DEFAULT_ONNX_MODEL = (
 )
 
 # The package lives at <project>/agent_harness when installed editable from the repository.
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _default_data_dir() -> Path:

@@ -1,5 +1,5 @@
-"""A pool of JavaScript worker processes (:mod:`agent_harness.js_worker`): ``exec_js`` and the
-javascript tool type run their code there, never inside the harness's own process.
+"""A pool of JavaScript worker processes (:mod:`agent_harness.foundation.js_worker`): ``exec_js``
+and the javascript tool type run their code there, never inside the harness's own process.
 
 * **Concurrent and safe**: each worker owns one V8 engine and runs one program at a time; up
   to :data:`MAX_WORKERS` programs run at once, in as many processes. More callers wait for a
@@ -26,7 +26,7 @@ import threading
 import time
 from pathlib import Path
 
-from agent_harness.tools.faults import UpstreamError
+from agent_harness.foundation.errors import UpstreamError
 
 __all__ = ["JsWorkers", "JsEngineError", "workers", "MAX_WORKERS", "GRACE_S", "WAIT_S"]
 

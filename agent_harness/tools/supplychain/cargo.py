@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_harness.supplychain.reference_data import iso6346_check_digit
-from agent_harness.supplychain.tools.lookups import (
+from agent_harness.tools.supplychain.lookups import (
     TODAY,
     cents,
     cents_sum,
