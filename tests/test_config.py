@@ -1,4 +1,4 @@
-"""agent_harness/config.py: Settings read from environment variables by pydantic-settings, each
+"""agent_harness/foundation/config.py: Settings read from environment variables by pydantic-settings, each
 setting declared once (its type, default and variable), the same variables and errors as the
 hand-written Settings.from_env it replaced (issue 29 item 4)."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_harness import config
-from agent_harness.config import DEFAULT_ONNX_MODEL, Settings
+from agent_harness.foundation import config
+from agent_harness.foundation.config import DEFAULT_ONNX_MODEL, Settings
 
 #: Each variable, the setting it fills, and its default: the table of the module's docstring.
 VARIABLES = {
