@@ -25,12 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.answers import read_answers
-from grader.caches import (
-    prepare_bytecode,
-    save_check_embeddings,
-    shared_template,
-    use_check_embeddings,
-)
+from grader.cache_paths import save_check_embeddings, use_check_embeddings
+from grader.caches import prepare_bytecode, shared_template
 from grader.collect import match_notebook
 from grader.execute import run_notebooks
 from grader.feedback import format_points, plain_text, redact

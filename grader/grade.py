@@ -36,9 +36,11 @@ from pathlib import Path
 import nbformat
 
 from grader.answers import Answers, read_answers
-from grader.caches import harness_dir, prepare_bytecode, prepare_embeddings, shared_template
+from grader.cache_paths import harness_dir
+from grader.caches import prepare_bytecode, prepare_embeddings, shared_template
 from grader.collect import Submission, collect
 from grader.execute import NotebookRun, prepare_template, run_notebooks, run_submission
+from grader.files import atomic_write_text
 from grader.results import GradeRow, Status
 from grader.sandbox import Limits
 from grader.scoring import score_notebook, undone_notes
@@ -352,10 +354,7 @@ def _record(batch: Batch, submission: Submission, rows: list[GradeRow], notes: l
     )
     _write_problems(batch)
     batch.ledger[submission.student] = submission.fingerprint()
-    path = batch.out / ".graded.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(batch.ledger, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(batch.out / ".graded.json", json.dumps(batch.ledger, indent=1))
 
 
 def _write_problems(batch: Batch) -> None:
