@@ -240,7 +240,7 @@ def test_one_grading_path_of_named_steps():
 
     import grader.assembly as assembly
     import grader.grade as grade
-    import grader.jupyter as jupyter
+    import tests.jupyter_grading as jupyter
 
     assert importlib.util.find_spec("grader.autograde") is None
     assert [step.__name__ for step in assembly.ASSEMBLY] == [
