@@ -1,5 +1,6 @@
-"""The ``workshop`` command: setup, lab, chat, doctor, call, search, ooda, mcp, rescan, release,
-grade, check, export, skills, kit."""
+"""The ``workshop`` command: setup, lab, chat, doctor, call, search, ooda, mcp, rescan, skills,
+kit, and the commands of the ``workshop.commands`` entry points (the grader's release, grade,
+check and export: grader/commands.py)."""
 
 from __future__ import annotations
 
@@ -130,8 +131,14 @@ def lab(port: int, no_browser: bool, instructor: bool) -> None:
         raise click.ClickException(f"no notebooks folder at {notebooks}")
     course = None
     if instructor:
-        from grader.course import prepare_course
-
+        prepare_course = next(
+            (p.load() for p in _entry_points(COURSE_GROUP) if p.name == "prepare_course"), None
+        )
+        if prepare_course is None:
+            raise click.ClickException(
+                "--instructor needs the grader (grader/, the [grader] extra), which is not "
+                "installed here: run `python3 setup/bootstrap.py setup`"
+            )
         try:
             course = prepare_course()
         except RuntimeError as e:
@@ -440,63 +447,52 @@ def rescan(watch: bool, period: float, force: bool, identity_text: str | None) -
             click.echo("stopped")
 
 
-@cli.command()
-@click.option("--check", is_flag=True, help="Only report what is out of date; write nothing.")
-@click.option(
-    "--force",
-    is_flag=True,
-    help="Also replace notebooks that hold an attendee's work, after copying each into "
-    "notebooks/backups/.",
-)
-def release(check: bool, force: bool) -> None:
-    """Instructors: regenerate the student notebooks in notebooks/ from solutions/.
+#: The entry-point group whose commands join ``workshop`` (as llm's plugins do): the grader's
+#: ``grade``, ``check``, ``export`` and ``release`` (pyproject.toml), read from the installed
+#: metadata, so this package never imports the grader.
+COMMANDS_GROUP = "workshop.commands"
 
-    Writes notebooks/NN_name.ipynb for each solutions/NN_name.ipynb that is missing or out of
-    date (solutions cleared, hidden tests removed, no outputs), and removes numbered notebooks
-    that have no source. A notebook already up to date is left alone, whatever an attendee did
-    in it; one that is out of date and holds an attendee's work (TODO cells filled in, cells
-    added or edited) is never overwritten: release names it and stops (exit 1), or with
-    --force copies it into notebooks/backups/ first. Out of date means the cells release
-    owns differ; JupyterLab's metadata, outputs and the attendee's cells do not count.
-    """
-    from grader.release import ROOT, release_all, stale_notebooks
+#: The entry-point group of what ``workshop lab --instructor`` calls to prepare nbgrader's
+#: course folder (``prepare_course``).
+COURSE_GROUP = "workshop.course"
 
-    if check:
-        stale = stale_notebooks()
-        for name in stale:
-            click.echo(f"stale: notebooks/{name}")
-        if stale:
-            raise click.ClickException("notebooks/ is out of date: run `workshop release`")
-        click.echo("notebooks/ is up to date")
-        return
-    report = release_all(force=force)
-    for path in report.backups:
-        click.echo(f"backed up {path.relative_to(ROOT)}")
-    for path in report.written:
-        click.echo(f"wrote {path.relative_to(ROOT)}")
-    for path in report.removed:
-        click.echo(f"removed {path.relative_to(ROOT)} (no source in solutions/)")
-    if report.up_to_date:
-        click.echo(f"{len(report.up_to_date)} notebook(s) already up to date (left as they are)")
-    if report.refused:
-        for name, why in report.refused.items():
-            click.echo(f"kept notebooks/{name}: out of date, but {'; '.join(why)}", err=True)
+
+def _entry_points(group: str) -> list:
+    from importlib.metadata import entry_points
+
+    return sorted(entry_points(group=group), key=lambda point: point.name)
+
+
+def _unavailable(name: str, error: Exception) -> click.Command:
+    """A stand-in for a command whose module does not import here: it says why and exits 1."""
+
+    def run() -> None:
         raise click.ClickException(
-            f"{len(report.refused)} notebook(s) hold an attendee's work and were not replaced; "
-            "save a copy, or run `workshop release --force` (it copies each into "
-            "notebooks/backups/ first)"
+            f"`workshop {name}` comes with the grader (grader/, the [grader] extra), which "
+            f"does not import here: {error}. Install the workshop with "
+            "`python3 setup/bootstrap.py setup`."
         )
 
+    return click.Command(
+        name,
+        callback=run,
+        help=f"Not available here: the grader does not import ({error}).",
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )
 
-def _register_grader() -> None:
-    """``workshop grade``, ``check`` and ``export`` live with the grader (grader/commands.py)."""
-    from grader.commands import COMMANDS
 
-    for command in COMMANDS:
-        cli.add_command(command)
+def _register_commands(group: click.Group) -> None:
+    """Add every command of the ``workshop.commands`` entry points (the grader's) to ``group``;
+    one whose module does not import is listed as not available here (the others work)."""
+    for point in _entry_points(COMMANDS_GROUP):
+        try:
+            command = point.load()
+        except ImportError as e:
+            command = _unavailable(point.name, e)
+        group.add_command(command, point.name)
 
 
-_register_grader()
+_register_commands(cli)
 
 
 def _register_kit() -> None:

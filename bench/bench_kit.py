@@ -35,7 +35,7 @@ NO_NETWORK = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh
 def build(out: Path) -> Path:
     from agent_harness.kit.build import build_kit
     from agent_harness.kit.manifest import this_machine
-    from grader.caches import cache_root
+    from grader.cache_paths import cache_root
 
     key, python = this_machine()
     started = time.monotonic()

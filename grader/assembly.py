@@ -3,7 +3,7 @@
 Like nbgrader's converters (``autograde`` = ClearOutput, DeduplicateIds, OverwriteCells, ...),
 assembling is a pipeline: each step reads and changes one :class:`Assembly`, and
 :data:`ASSEMBLY` lists them in order. ``workshop grade``, ``workshop check`` and the Jupyter
-path of the tests (:mod:`grader.jupyter`) all build their notebooks here.
+path of the tests (tests/jupyter_grading.py) all build their notebooks here.
 
 The order matters: the released cells come first, so nothing of the submission can replace a
 check cell or a pre-built cell; the hidden tests go back into the check cells only when

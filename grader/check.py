@@ -1,10 +1,10 @@
 """``workshop check NOTEBOOK.ipynb``: the attendee's self-check, the visible half of grading.
 
-The notebook is read, assembled, run and judged by the very functions ``workshop grade`` uses
-(:func:`grader.answers.read_answers`, :func:`grader.assembly.assemble`, the sandboxed runner
-of :mod:`grader.execute`, :func:`grader.scoring.judge_cells`) with grading's limits, so each
-grade cell's visible verdict and message are those grading gives. Only the value checks are
-left out: their inputs are hidden, they run at grading (the report says so).
+The notebook is read, assembled, run and judged by grading's own steps
+(``grader.grade.CHECK_STEPS``, a subset of ``STEPS``: the caches, then the submission's read,
+assembly, sandboxed run and judgement) with grading's limits, so each grade cell's visible
+verdict and message are those grading gives. Only the value checks are left out: their
+inputs are hidden, they run at grading (the report says so).
 
 Where the instructor's notebooks are (``solutions/``, or ``--source``) the check takes the
 notebook asked from there, and only that one. Where they are not (a student distribution:
@@ -20,26 +20,20 @@ here the difference is one argument (``reference=None``).
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.answers import read_answers
-from grader.caches import (
-    prepare_bytecode,
-    save_check_embeddings,
-    shared_template,
-    use_check_embeddings,
-)
-from grader.collect import match_notebook
-from grader.execute import run_notebooks
+from grader.cache_paths import save_check_embeddings
+from grader.caches import shared_template
+from grader.collect import Submission, match_notebook
 from grader.feedback import format_points, plain_text, redact
 from grader.from_release import source_from_release
+from grader.grade import CHECK_STEPS, GradeOptions, Grading, run_steps
 from grader.release import ROOT
 from grader.results import Status
 from grader.sandbox import Limits
-from grader.scoring import CellResult, judge_cells, undone_notes
-from grader.sources import GradingError, Source, cut_after, load_source
+from grader.scoring import CellResult
+from grader.sources import GradingError, Source, load_source
 
 __all__ = ["CheckReport", "check_notebook", "format_report"]
 
@@ -122,30 +116,27 @@ def check_notebook(
     from_release = source is None
     if source is None:
         source, notes = source_from_release(path)
-    answers = read_answers(path, source)
-    checked = source
-    if source.grade_cells:  # the cells after the last check cannot change a verdict
-        checked = cut_after(source, source.grade_cells[-1][0], keep_probes=False)
-    template = Path(template) if template else shared_template()
-    prepare_bytecode()
-    use_check_embeddings(source.name)
-    with tempfile.TemporaryDirectory(prefix="workshop-check-") as job:
-        (run,) = run_notebooks(
-            [(checked, answers)],
-            Path(job),
-            template,
-            Limits.for_grading(memory_mb, timeout_notebook),
-            timeout_cell,
-            timeout_notebook,
-            use_bwrap,
-            collect_embeddings=True,
-        )
+    options = GradeOptions(
+        timeout_cell=timeout_cell,
+        timeout_notebook=timeout_notebook,
+        use_bwrap=use_bwrap,
+        limits=Limits.for_grading(memory_mb, timeout_notebook),
+        check=True,
+    )
+    state = Grading(
+        options,
+        sources=(source,),
+        todo=(Submission("check", {source.name: path}),),
+        template=Path(template) if template else shared_template(),
+    )
+    (done,) = run_steps(state, CHECK_STEPS).graded
+    run = done.runs[source.name]
     save_check_embeddings(source.name, run.embeddings)
     return CheckReport(
         notebook=source.name,
-        results=judge_cells(checked, run, None, answers.dropped),
+        results=done.cells[source.name],
         hidden_checks=source.probe_count(),
-        notes=notes + answers.notes + undone_notes(run),
+        notes=notes + done.notes[source.name],
         run_status=(str(run.status), run.reason),
         hidden_lines=source.hidden_lines,
         from_release=from_release,

@@ -1,5 +1,9 @@
 """The grader's commands on the ``workshop`` CLI: ``grade`` (instructors), ``check``
-(attendees: the visible half of grading) and ``export`` (grades to an LMS)."""
+(attendees: the visible half of grading), ``export`` (grades to an LMS) and ``release`` (the
+student notebooks from solutions/).
+
+The CLI finds them through the ``workshop.commands`` entry points of pyproject.toml (as llm
+finds its plugins), so agent_harness never imports the grader."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["grade", "check", "export", "COMMANDS"]
+__all__ = ["grade", "check", "export", "release", "COMMANDS"]
 
 
 @click.command()
@@ -313,5 +317,54 @@ def _write_export(exports, fmt, grades, out, title, per_notebook, visibility, me
     return out
 
 
-#: The commands this module adds to the ``workshop`` CLI.
-COMMANDS = (grade, check, export)
+@click.command()
+@click.option("--check", is_flag=True, help="Only report what is out of date; write nothing.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Also replace notebooks that hold an attendee's work, after copying each into "
+    "notebooks/backups/.",
+)
+def release(check: bool, force: bool) -> None:
+    """Instructors: regenerate the student notebooks in notebooks/ from solutions/.
+
+    Writes notebooks/NN_name.ipynb for each solutions/NN_name.ipynb that is missing or out of
+    date (solutions cleared, hidden tests removed, no outputs), and removes numbered notebooks
+    that have no source. A notebook already up to date is left alone, whatever an attendee did
+    in it; one that is out of date and holds an attendee's work (TODO cells filled in, cells
+    added or edited) is never overwritten: release names it and stops (exit 1), or with
+    --force copies it into notebooks/backups/ first. Out of date means the cells release
+    owns differ; JupyterLab's metadata, outputs and the attendee's cells do not count.
+    """
+    from grader.release import ROOT, release_all, stale_notebooks
+
+    if check:
+        stale = stale_notebooks()
+        for name in stale:
+            click.echo(f"stale: notebooks/{name}")
+        if stale:
+            raise click.ClickException("notebooks/ is out of date: run `workshop release`")
+        click.echo("notebooks/ is up to date")
+        return
+    report = release_all(force=force)
+    for path in report.backups:
+        click.echo(f"backed up {path.relative_to(ROOT)}")
+    for path in report.written:
+        click.echo(f"wrote {path.relative_to(ROOT)}")
+    for path in report.removed:
+        click.echo(f"removed {path.relative_to(ROOT)} (no source in solutions/)")
+    if report.up_to_date:
+        click.echo(f"{len(report.up_to_date)} notebook(s) already up to date (left as they are)")
+    if report.refused:
+        for name, why in report.refused.items():
+            click.echo(f"kept notebooks/{name}: out of date, but {'; '.join(why)}", err=True)
+        raise click.ClickException(
+            f"{len(report.refused)} notebook(s) hold an attendee's work and were not replaced; "
+            "save a copy, or run `workshop release --force` (it copies each into "
+            "notebooks/backups/ first)"
+        )
+
+
+#: The commands this module adds to the ``workshop`` CLI (the ``workshop.commands`` entry points
+#: of pyproject.toml name each).
+COMMANDS = (grade, check, export, release)

@@ -26,7 +26,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.feedback import atomic_write_text, redact
+from grader.feedback import redact, spreadsheet_safe
+from grader.files import atomic_write_text
 from grader.gradescope_schema import GRADESCOPE_SCHEMA
 from grader.results import GradeRow, Status
 from grader.roster import CANVAS_IDENTITY, Roster, RosterMatch
@@ -49,7 +50,6 @@ _CANVAS_TOTALS = re.compile(
     r"Override Score|Override Grade|Override Status"
 )
 _TITLE_WITH_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass
@@ -106,8 +106,9 @@ def _number(value: float) -> str:
 
 
 def _safe(text: str) -> str:
-    """A cell a spreadsheet would run as a formula gets a leading apostrophe."""
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    """A cell a spreadsheet would run as a formula gets a leading apostrophe (an export is not
+    read back, so an apostrophe the text starts with stays as it is)."""
+    return spreadsheet_safe(text)
 
 
 # --- Canvas ---------------------------------------------------------------------------------

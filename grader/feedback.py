@@ -11,28 +11,26 @@ a check fail with any message), so on a page:
 * a message line that shows a line of a hidden test (a traceback through a hidden check, say)
   becomes ``[hidden check]``: the engine passes only messages, this is the second lock.
 
-Files are written atomically (a temporary file in the same folder, then ``os.replace``): a
-reader never sees half a page, and a failure leaves the previous file as it was.
+Pages are written atomically (:func:`grader.files.atomic_write_text`): a reader never sees
+half a page, and a failure leaves the previous page as it was.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import jinja2
 
+from grader.files import atomic_write_text
 from grader.results import STATUSES, GradeRow
 
 __all__ = [
     "HIDDEN_MARK",
+    "FORMULA_START",
     "STATUS_MEANINGS",
-    "atomic_write_text",
     "feedback_filename",
     "format_points",
     "group_rows",
@@ -41,6 +39,7 @@ __all__ = [
     "render_feedback",
     "shorten",
     "sort_rows",
+    "spreadsheet_safe",
     "write_feedback",
     "write_feedback_pages",
 ]
@@ -81,6 +80,21 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: What a spreadsheet runs as a formula at the start of a cell (OWASP "CSV injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(text: str, read_back: bool = False) -> str:
+    """``text`` with a leading apostrophe when a spreadsheet would run it as a formula.
+
+    With ``read_back`` (grades.csv, which the grader reads again to resume a batch) a leading
+    apostrophe gets one too, so reading removes exactly one; an export is never read back, so
+    there an apostrophe is left as written.
+    """
+    starts = (*FORMULA_START, "'") if read_back else FORMULA_START
+    return "'" + text if text.startswith(starts) else text
+
+
 def format_points(value: float) -> str:
     """Points as people write them: 2, 0.5, 1.333."""
     value = float(value)
@@ -99,35 +113,6 @@ def group_rows(rows: Iterable[GradeRow], key: Callable[[GradeRow], object]) -> d
     for row in rows:
         groups.setdefault(key(row), []).append(row)
     return groups
-
-
-def atomic_write_text(path, text: str, errors: str = "strict") -> Path:
-    """Write ``text`` (UTF-8) through a temporary file in the same folder and ``os.replace``.
-
-    Args:
-        path: The file to write; its folder is created.
-        text: The whole content.
-        errors: How to encode what UTF-8 cannot (``surrogateescape`` keeps undecodable bytes
-            of file names, ``replace`` writes ``?``).
-
-    Returns:
-        The path written.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors=errors, newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path
 
 
 # --- hidden lines ----------------------------------------------------------------------------

@@ -15,38 +15,44 @@ The one grading path, as ordered named steps (:data:`STEPS`, like nbgrader's con
    the instructor's solution, in the grader's process;
 6. :mod:`grader.report`: grades.csv, feedback pages, problems.txt.
 
-``workshop check`` (:mod:`grader.check`) runs steps 1, 3, 4 and the visible half of 5 on one
-notebook, with the same functions.
+Each step takes what the run knows so far (:class:`Grading`, fixed options
+:class:`GradeOptions`) and returns what it adds. ``workshop check`` (:mod:`grader.check`)
+finds its one notebook's source itself and runs :data:`CHECK_STEPS`, a subset of the same
+steps (4 and 6: caches, then the run and the visible half of scoring: no reference values).
 """
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import json
 import os
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
-
 from grader.answers import Answers, read_answers
-from grader.caches import harness_dir, prepare_bytecode, prepare_embeddings, shared_template
+from grader.cache_paths import use_check_embeddings
+from grader.caches import prepare_bytecode, prepare_embeddings, shared_template
 from grader.collect import Submission, collect
 from grader.execute import NotebookRun, prepare_template, run_notebooks, run_submission
+from grader.files import atomic_write_text
+from grader.reference import reference_values_of, sandbox_cpu
 from grader.results import GradeRow, Status
 from grader.sandbox import Limits
-from grader.scoring import score_notebook, undone_notes
+from grader.scoring import CellResult, judge_cells, score_notebook, undone_notes
 from grader.sources import GradingError, Source, cut_after, load_sources, meta
 
 __all__ = [
+    "CHECK_STEPS",
     "STEPS",
-    "Batch",
+    "GradeOptions",
+    "Graded",
+    "Grading",
     "GradingError",
     "NotebookRun",
     "Source",
@@ -62,138 +68,153 @@ __all__ = [
 ]
 
 
-def _digest(sources: list[Source]) -> str:
-    digest = hashlib.sha256()
-    for source in sources:
-        digest.update(nbformat.writes(source.notebook).encode())
-        digest.update(repr(source.probes).encode())
-    for path in sorted(harness_dir().rglob("*.py")):
-        digest.update(path.read_bytes())  # the library the reference ran against
-    return digest.hexdigest()[:16]
+@dataclass(frozen=True)
+class GradeOptions:
+    """What one run is asked; fixed for the whole run.
 
+    Attributes:
+        timeout_cell: Seconds per cell.
+        timeout_notebook: Seconds per notebook.
+        use_bwrap: The bubblewrap sandbox (None: when available).
+        limits: The sandbox's limits (None: :meth:`Limits.for_grading` with ``timeout_notebook``).
+        workers: Parallel sandboxes (None: CPUs + 1).
+        force: Regrade everything, not only new or changed submissions.
+        source_dir: The instructor notebooks (None: solutions/).
+        check: A self-check (``workshop check``): visible checks only, nothing written.
+        progress, on_total: Called with 1 after each graded submission; with how many to grade.
+    """
 
-def _reference(batch: Batch) -> dict:
-    """The probe values of the instructor's solutions (cached in RESULTS/.reference.json)."""
-    sources, out, template = batch.sources, batch.out, batch.template
-    limits, settings = batch.limits, batch.settings
-    cache = out / ".reference.json"
-    key = _digest(sources)
-    if cache.exists():
-        try:
-            saved = json.loads(cache.read_text(encoding="utf-8"))
-            if saved.get("key") == key:
-                return {
-                    name: [tuple(v) for v in values] for name, values in saved["values"].items()
-                }
-        except (ValueError, KeyError):
-            pass
-    with tempfile.TemporaryDirectory(prefix="reference-", dir=out) as job:
-        runs = run_submission(
-            sources, {s.name: None for s in sources}, Path(job), template, limits, **settings
-        )
-    batch.count_cpu(runs.values())
-    problems = []
-    for source in sources:
-        run = runs[source.name]
-        rows = score_notebook("reference", source, run, run.probe_values)
-        problems += [
-            f"{r.notebook}/{r.grade_id}: {r.status} {r.message}"
-            for r in rows
-            if r.status != Status.OK
-        ]
-        missing = source.probe_count() - len(run.probe_values)
-        if missing:
-            problems.append(f"{source.name}: {missing} probe(s) gave no value")
-    if problems:
-        raise GradingError(
-            "the instructor's solutions do not pass their own checks here, so nothing can be "
-            "graded; fix the environment or the solutions first:\n  " + "\n  ".join(problems[:10])
-        )
-    values = {name: run.probe_values for name, run in runs.items()}
-    cache.write_text(json.dumps({"key": key, "values": values}), encoding="utf-8")
-    return values
-
-
-@dataclass
-class Batch:
-    """The state of one ``workshop grade`` run, passed through :data:`STEPS` in order."""
-
-    submissions: Path
-    out: Path
+    timeout_cell: float = 60.0
+    timeout_notebook: float = 300.0
+    use_bwrap: bool | None = None
+    limits: Limits | None = None
     workers: int | None = None
     force: bool = False
-    limits: Limits | None = None
     source_dir: Path | None = None
-    settings: dict = field(default_factory=dict)
+    check: bool = False
     progress: Callable[[int], object] | None = None
     on_total: Callable[[int], object] | None = None
-    sources: list[Source] = field(default_factory=list)
-    found: list[Submission] = field(default_factory=list)
-    todo: list[Submission] = field(default_factory=list)
-    ledger: dict = field(default_factory=dict)
-    rows_by_student: dict[str, list[GradeRow]] = field(default_factory=dict)
-    notes: dict[str, list[str]] = field(default_factory=dict)
-    template: Path | None = None
-    reference: dict = field(default_factory=dict)
-    pool: ThreadPoolExecutor | None = None
-    reference_future: Future | None = None
-    started: tuple[float, float] = (0.0, 0.0)  # wall clock, this process's CPU
-    sandbox_cpu_s: float = 0.0
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def count_cpu(self, runs) -> None:
-        """Add the CPU seconds the sandboxes of these runs used."""
-        with self._lock:
-            self.sandbox_cpu_s += sum(run.cpu_s for run in runs if run is not None)
+    def sandbox_limits(self) -> Limits:
+        """The limits every sandbox of the run gets."""
+        return self.limits or Limits.for_grading(timeout_notebook=self.timeout_notebook)
+
+
+@dataclass(frozen=True)
+class Graded:
+    """What one submission's run gave.
+
+    Attributes:
+        submission: The submission.
+        runs: Each notebook's run, by name (a notebook it lacks has none).
+        rows: Its grades.csv rows (grading; [] for a check).
+        cells: Each run notebook's grade cells, visible part judged (a check; {} for grading).
+        notes: By notebook, how it was read and what grading undid, one sentence each.
+    """
+
+    submission: Submission
+    runs: Mapping[str, NotebookRun]
+    rows: tuple[GradeRow, ...] = ()
+    cells: Mapping[str, list[CellResult]] = field(default_factory=dict)
+    notes: Mapping[str, list[str]] = field(default_factory=dict)
+
+    def problem_lines(self) -> list[str]:
+        """Its lines of problems.txt, each notebook's in turn (without the student's name)."""
+        lines = []
+        for name, found in self.notes.items():
+            lines += [f"{name}: {note}" for note in found]
+            run = self.runs.get(name)
+            if run is not None and run.ignored_lines:
+                lines.append(
+                    f"{name}: the notebook wrote {run.ignored_lines} line(s) into the "
+                    "grading runner's channel; they were ignored"
+                )
+        return lines
+
+
+@dataclass(frozen=True)
+class Grading:
+    """What one run knows, passed through :data:`STEPS`: each step returns a new one.
+
+    ``submissions`` and ``out`` are None for a check (its one submission is given in ``todo``;
+    it writes nothing). ``earlier``: the rows of unchanged submissions graded before, by
+    student; ``ledger``: what each student's graded submission was (``.graded.json``);
+    ``pool``: the parallel sandboxes' threads; ``reference``: the instructor's probe values
+    and the CPU they took, being computed (None: visible checks only); ``graded``: what each
+    submission gave, in the order they finished.
+    """
+
+    options: GradeOptions
+    submissions: Path | None = None
+    out: Path | None = None
+    started: tuple[float, float] = (0.0, 0.0)
+    sources: tuple[Source, ...] = ()
+    found: tuple[Submission, ...] = ()
+    todo: tuple[Submission, ...] = ()
+    ledger: Mapping[str, str] = field(default_factory=dict)
+    earlier: Mapping[str, tuple[GradeRow, ...]] = field(default_factory=dict)
+    template: Path | None = None
+    pool: ThreadPoolExecutor | None = None
+    reference: Future | None = None
+    graded: tuple[Graded, ...] = ()
 
     def rows(self) -> list[GradeRow]:
         """Every row graded so far (this run and earlier ones), by student."""
-        return [r for s in sorted(self.rows_by_student) for r in self.rows_by_student[s]]
+        return _rows({**self.earlier, **{g.submission.student: g.rows for g in self.graded}})
 
 
-def load_instructor_notebooks(batch: Batch) -> None:
+def _rows(by_student: Mapping[str, tuple[GradeRow, ...] | list[GradeRow]]) -> list[GradeRow]:
+    return [r for s in sorted(by_student) for r in by_student[s]]
+
+
+def load_instructor_notebooks(state: Grading) -> Grading:
     """1. The instructor's notebooks, their released versions and their probes (a grade cell
     without a value check, or a probe module that does not import, stops the batch here)."""
-    batch.out.mkdir(parents=True, exist_ok=True)
-    batch.sources = load_sources(batch.source_dir)
+    state.out.mkdir(parents=True, exist_ok=True)
+    return dataclasses.replace(state, sources=tuple(load_sources(state.options.source_dir)))
 
 
-def collect_submissions(batch: Batch) -> None:
+def collect_submissions(state: Grading) -> Grading:
     """2. Every submission, matched to the workshop's notebooks (problems.txt: what was odd)."""
-    names = [s.name for s in batch.sources]
-    batch.found = collect(batch.submissions, names, batch.out / "unpacked")
-    _write_problems(batch)
+    names = [s.name for s in state.sources]
+    found = tuple(collect(state.submissions, names, state.out / "unpacked"))
+    _write_problems(state.out, found, {})
+    return dataclasses.replace(state, found=found)
 
 
-def skip_graded(batch: Batch) -> None:
+def skip_graded(state: Grading) -> Grading:
     """3. Keep the rows of submissions graded before and unchanged; the rest is to do."""
     from grader.report import read_grades_csv
 
-    path = batch.out / ".graded.json"
-    batch.ledger = json.loads(path.read_text()) if path.exists() and not batch.force else {}
-    previous = [] if batch.force else read_grades_csv(batch.out / "grades.csv")
-    batch.todo = [s for s in batch.found if batch.ledger.get(s.student) != s.fingerprint()]
-    if batch.on_total:
-        batch.on_total(len(batch.todo))
-    redo = {s.student for s in batch.todo}
+    force, path = state.options.force, state.out / ".graded.json"
+    ledger = json.loads(path.read_text()) if path.exists() and not force else {}
+    previous = [] if force else read_grades_csv(state.out / "grades.csv")
+    todo = tuple(s for s in state.found if ledger.get(s.student) != s.fingerprint())
+    if state.options.on_total:
+        state.options.on_total(len(todo))
+    redo, earlier = {s.student for s in todo}, {}
     for row in previous:
         if row.student not in redo:
-            batch.rows_by_student.setdefault(row.student, []).append(row)
+            earlier.setdefault(row.student, []).append(row)
+    earlier = {student: tuple(rows) for student, rows in earlier.items()}
+    return dataclasses.replace(state, todo=todo, ledger=ledger, earlier=earlier)
 
 
-def prepare_caches(batch: Batch) -> None:
+def prepare_caches(state: Grading) -> Grading:
     """4. The prepared embedded database every run copies, the bytecode of what the sandboxed
     runner imports and the untouched notebooks' embeddings (built once per library version,
-    see :mod:`grader.caches`)."""
-    batch.template = shared_template()
+    see :mod:`grader.caches`); a check preloads what its last run of the notebook embedded."""
+    template = state.template or shared_template()
     prepare_bytecode()
-    prepare_embeddings(batch.sources, batch.template)
-    batch.limits = batch.limits or Limits.for_grading(
-        timeout_notebook=batch.settings["timeout_notebook"]
-    )
+    if state.options.check:
+        for source in state.sources:
+            use_check_embeddings(source.name)
+    else:
+        prepare_embeddings(list(state.sources), template)
+    return dataclasses.replace(state, template=template)
 
 
-def reference_values(batch: Batch) -> None:
+def reference_values(state: Grading) -> Grading:
     """5. The probe values of the instructor's solutions (the batch stops if they fail).
 
     They are computed in the first of the batch's parallel sandboxes while the others already
@@ -201,43 +222,57 @@ def reference_values(batch: Batch) -> None:
     """
     # One more sandbox than CPUs: notebooks also wait (tool time-outs, the offline model's
     # socket), and a third sandbox on two cores fills those gaps.
-    workers = max(1, batch.workers or (os.cpu_count() or 1) + 1)
-    batch.pool = ThreadPoolExecutor(max_workers=workers)
-    batch.reference_future = batch.pool.submit(_reference, batch)
+    workers = max(1, state.options.workers or (os.cpu_count() or 1) + 1)
+    pool = ThreadPoolExecutor(max_workers=workers)
+    return dataclasses.replace(state, pool=pool, reference=pool.submit(reference_values_of, state))
 
 
-def grade_submissions(batch: Batch) -> None:
-    """6. Run, score and report each submission, in parallel sandboxes."""
-    lock = threading.Lock()
-    with batch.pool as pool:
-        futures = {pool.submit(_grade_one, batch, s): s for s in batch.todo}
+def grade_submissions(state: Grading) -> Grading:
+    """6. Run, score and report each submission, in parallel sandboxes (a check: its one
+    notebook, visible checks only, nothing written)."""
+    if state.options.check:
+        return dataclasses.replace(state, graded=tuple(_grade_one(state, s) for s in state.todo))
+    lock, graded = threading.Lock(), []
+    by_student = {**state.earlier}
+    problems: dict[str, list[str]] = {}
+    ledger = dict(state.ledger)
+    with state.pool as pool:
+        futures = {pool.submit(_grade_one, state, s): s for s in state.todo}
         try:
-            batch.reference = batch.reference_future.result()
+            state.reference.result()
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         for future in as_completed(futures):
             submission = futures[future]
             try:
-                rows, notes = future.result()
+                done = future.result()
             except Exception as e:  # a grader bug must not stop the batch
-                rows, notes = _crashed_rows(batch, submission, e), []
+                done = Graded(submission, {}, tuple(_crashed_rows(state, submission, e)))
             with lock:
-                _record(batch, submission, rows, notes)
-            if batch.progress:
-                batch.progress(1)
+                graded.append(done)
+                by_student[submission.student] = done.rows
+                problems[submission.student] = done.problem_lines()
+                ledger[submission.student] = submission.fingerprint()
+                _record(state, done, _rows(by_student), problems, ledger)
+            if state.options.progress:
+                state.options.progress(1)
+    return dataclasses.replace(state, graded=tuple(graded), ledger=ledger)
 
 
-def write_statistics(batch: Batch) -> None:
+def write_statistics(state: Grading) -> Grading:
     """7. How long it took and the CPU it used (RESULTS/.stats.json; bench/bench_grade.py)."""
-    wall, cpu = batch.started
+    wall, cpu = state.started
+    runs = [run for done in state.graded for run in done.runs.values()]
+    used = state.reference.result()[1] + sandbox_cpu(runs)
     stats = {
-        "submissions": len(batch.todo),
+        "submissions": len(state.todo),
         "wall_s": round(time.perf_counter() - wall, 3),
-        "sandbox_cpu_s": round(batch.sandbox_cpu_s, 3),
+        "sandbox_cpu_s": round(used, 3),
         "grader_cpu_s": round(time.process_time() - cpu, 3),
     }
-    (batch.out / ".stats.json").write_text(json.dumps(stats, indent=1), encoding="utf-8")
+    (state.out / ".stats.json").write_text(json.dumps(stats, indent=1), encoding="utf-8")
+    return state
 
 
 #: What ``workshop grade`` does, in order (like nbgrader's converter preprocessors).
@@ -250,6 +285,18 @@ STEPS = (
     grade_submissions,
     write_statistics,
 )
+
+#: What ``workshop check`` runs of :data:`STEPS`, once it has its one notebook's source.
+CHECK_STEPS = (prepare_caches, grade_submissions)
+
+
+def run_steps(state: Grading, steps=STEPS) -> Grading:
+    """Run ``steps`` in order on ``state`` (a batch with nothing to grade stops after step 3)."""
+    for step in steps:
+        state = step(state)
+        if step is skip_graded and not state.todo:
+            break
+    return state
 
 
 def grade_batch(
@@ -271,97 +318,102 @@ def grade_batch(
     remembers what it graded (``out/.graded.json``) so a second run grades only new or
     changed submissions. The work is :data:`STEPS`, in order.
     """
-    settings = {
-        "timeout_cell": timeout_cell,
-        "timeout_notebook": timeout_notebook,
-        "use_bwrap": use_bwrap,
-    }
-    batch = Batch(
-        Path(submissions),
-        Path(out).resolve(),
-        workers,
-        force,
-        limits,
-        source_dir,
-        settings,
-        progress,
-        on_total,
+    options = GradeOptions(
+        timeout_cell=timeout_cell,
+        timeout_notebook=timeout_notebook,
+        use_bwrap=use_bwrap,
+        limits=limits,
+        workers=workers,
+        force=force,
+        source_dir=source_dir,
+        progress=progress,
+        on_total=on_total,
     )
-    batch.started = (time.perf_counter(), time.process_time())
-    for step in STEPS:
-        step(batch)
-        if step is skip_graded and not batch.todo:
-            break
-    return batch.rows()
+    started = (time.perf_counter(), time.process_time())
+    state = Grading(options, Path(submissions), Path(out).resolve(), started)
+    return run_steps(state).rows()
 
 
-def _grade_one(batch: Batch, submission: Submission) -> tuple[list[GradeRow], list[str]]:
-    sources = {s.name: s for s in batch.sources}
+def _grade_one(state: Grading, submission: Submission) -> Graded:
+    """Read, run and judge one submission's notebooks in one sandbox."""
+    options, check = state.options, state.options.check
+    sources = {s.name: s for s in state.sources}
     answers = {
         name: read_answers(path, sources.get(name)) for name, path in submission.notebooks.items()
     }
-    job = Path(tempfile.mkdtemp(prefix=f"job-{submission.student}-", dir=batch.out))
+    sent = [source for source in state.sources if source.name in answers]
+    jobs = [(_cells_to_run(source, check), answers[source.name]) for source in sent]
+    job = Path(tempfile.mkdtemp(prefix=f"job-{submission.student}-", dir=state.out))
     try:
-        runs = run_submission(
-            batch.sources, dict(answers), job, batch.template, batch.limits, **batch.settings
+        ran = run_notebooks(
+            jobs,
+            job,
+            state.template,
+            options.sandbox_limits(),
+            options.timeout_cell,
+            options.timeout_notebook,
+            options.use_bwrap,
+            collect_embeddings=check,
         )
     finally:
         shutil.rmtree(job, ignore_errors=True)
-    batch.count_cpu(runs.values())
-    reference = batch.reference_future.result()  # computed alongside (reference_values)
-    rows, notes = [], []
-    for source in batch.sources:
+    runs = {source.name: run for source, run in zip(sent, ran)}
+    reference = None if state.reference is None else state.reference.result()[0]
+    rows, cells, notes = [], {}, {}
+    for source in state.sources:
         found = answers.get(source.name, Answers())
         run = runs.get(source.name)
-        rows += score_notebook(
-            submission.student, source, run, reference[source.name], found.dropped
-        )
-        notes += [f"{source.name}: {note}" for note in found.notes + undone_notes(run)]
-        if run is not None and run.ignored_lines:
-            notes.append(
-                f"{source.name}: the notebook wrote {run.ignored_lines} line(s) into the "
-                "grading runner's channel; they were ignored"
+        if reference is None:
+            if run is not None:
+                cells[source.name] = judge_cells(source, run, None, found.dropped)
+        else:
+            rows += score_notebook(
+                submission.student, source, run, reference[source.name], found.dropped
             )
-    return rows, notes
+        notes[source.name] = found.notes + undone_notes(run)
+    return Graded(submission, runs, tuple(rows), cells, notes)
 
 
-def _crashed_rows(batch: Batch, submission: Submission, error: Exception) -> list[GradeRow]:
+def _cells_to_run(source: Source, check: bool) -> Source:
+    """A check runs the cells up to the last check cell (those after it cannot change a
+    verdict); grading runs them all (its value checks may read the last cells' state)."""
+    if check and source.grade_cells:
+        return cut_after(source, source.grade_cells[-1][0], keep_probes=False)
+    return source
+
+
+def _crashed_rows(state: Grading, submission: Submission, error: Exception) -> list[GradeRow]:
     return [
         GradeRow(
             submission.student, src.name, gid, 0.0, pts, Status.CRASHED, f"grader error: {error}"
         )
-        for src in batch.sources
+        for src in state.sources
         for gid, pts in src.grade_cells
     ]
 
 
-def _record(batch: Batch, submission: Submission, rows: list[GradeRow], notes: list[str]):
+def _record(state: Grading, done: Graded, rows: list[GradeRow], problems, ledger) -> None:
     """Write what one submission earned: grades.csv, its feedback page, problems, the ledger."""
     from grader.report import feedback_filename, write_feedback, write_grades_csv
 
-    hidden = set().union(*(s.hidden_lines for s in batch.sources))
-    batch.rows_by_student[submission.student] = rows
-    batch.notes[submission.student] = notes
-    write_grades_csv(batch.rows(), batch.out / "grades.csv")
+    student = done.submission.student
+    hidden = set().union(*(s.hidden_lines for s in state.sources))
+    write_grades_csv(rows, state.out / "grades.csv")
     write_feedback(
-        rows,
-        batch.out / "feedback" / feedback_filename(submission.student),
-        title=f"Workshop feedback: {submission.student}",
+        list(done.rows),
+        state.out / "feedback" / feedback_filename(student),
+        title=f"Workshop feedback: {student}",
         hidden_lines=hidden,
-        notes=notes,
+        notes=problems[student],
     )
-    _write_problems(batch)
-    batch.ledger[submission.student] = submission.fingerprint()
-    path = batch.out / ".graded.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(batch.ledger, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    _write_problems(state.out, state.found, problems)
+    atomic_write_text(state.out / ".graded.json", json.dumps(ledger, indent=1))
 
 
-def _write_problems(batch: Batch) -> None:
+def _write_problems(out: Path, found, notes: Mapping[str, list[str]]) -> None:
     """What collecting and reading found odd, one line per problem: unmatched files, bad zips,
     edited or deleted check cells, edited pre-built cells, undone changes of added cells."""
-    lines = [f"{s.student}: {problem}" for s in batch.found for problem in s.problems]
-    lines += [f"{name}: {note}" for name in sorted(batch.notes) for note in batch.notes[name]]
-    path = batch.out / "problems.txt"
+    lines = [f"{s.student}: {problem}" for s in found for problem in s.problems]
+    lines += [f"{name}: {note}" for name in sorted(notes) for note in notes[name]]
+    path = out / "problems.txt"
     path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")

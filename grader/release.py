@@ -31,7 +31,6 @@ import hashlib
 import json
 import re
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -327,14 +326,3 @@ def stale_notebooks(
         p.name for p in source.glob("[0-9][0-9]_*.ipynb")
     }
     return stale + sorted(extra)
-
-
-def main() -> None:
-    """``python -m grader.release [--check] [--force]`` (the same as ``workshop release``)."""
-    from agent_harness.cli import cli
-
-    cli.main(["release", *sys.argv[1:]], prog_name="workshop")
-
-
-if __name__ == "__main__":
-    main()

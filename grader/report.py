@@ -20,7 +20,6 @@ from pathlib import Path
 from grader.feedback import (
     HIDDEN_MARK,
     STATUS_MEANINGS,
-    atomic_write_text,
     feedback_filename,
     format_points,
     group_rows,
@@ -29,9 +28,11 @@ from grader.feedback import (
     render_feedback,
     shorten,
     sort_rows,
+    spreadsheet_safe,
     write_feedback,
     write_feedback_pages,
 )
+from grader.files import atomic_write_text
 from grader.results import COLUMNS, STATUSES, GradeRow
 
 __all__ = [
@@ -55,16 +56,12 @@ MESSAGE_LIMIT = 300
 #: The course id of grader/nbgrader_config.py (the gradebook's course).
 COURSE_ID = "agent-harness-workshop"
 
-# Spreadsheets run a cell starting with one of these as a formula (OWASP "CSV injection").
-# A leading apostrophe is escaped too, so reading back always removes exactly one.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
-
 
 # --- grades.csv ------------------------------------------------------------------------------
 
 
 def _escape_cell(value: str) -> str:
-    return "'" + value if value.startswith(_FORMULA_START) else value
+    return spreadsheet_safe(value, read_back=True)  # read_grades_csv removes exactly one "'"
 
 
 def _unescape_cell(value: str) -> str:

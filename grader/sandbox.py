@@ -37,7 +37,7 @@ from pathlib import Path
 
 import psutil
 
-from grader.caches import harness_dir, ready_embeddings, ready_matplotlib, ready_pycache
+from grader.cache_paths import harness_dir, ready_embeddings, ready_matplotlib, ready_pycache
 
 __all__ = [
     "Limits",

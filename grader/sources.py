@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.caches import hidden_markers, released_notebook
+from grader.cache_paths import hidden_markers, released_notebook
 from grader.release import ROOT
 from grader.value_checks import Probe, ProbeModuleError, probes_for
 

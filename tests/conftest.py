@@ -186,8 +186,8 @@ def student_notebook_runs(template, tmp_path_factory):
     tests of a notebook go to one worker, :data:`SHARES_UNITS_WITH`); read it, never change it."""
     import nbformat
 
-    from grader.jupyter import execute
     from grader.release import ROOT, release_notebook
+    from tests.jupyter_grading import execute
 
     class Runs(dict):
         def __missing__(self, name: str):

@@ -19,8 +19,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.jupyter import execute
 from grader.release import ROOT, release_notebook
+from tests.jupyter_grading import execute
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))

@@ -135,3 +135,64 @@ def test_backend_choices_are_config_backends(command):
     option = next(p for p in cli.commands[command].params if p.name == "backend")
     assert tuple(option.type.choices) == BACKENDS
     assert option.type.choices is BACKENDS  # the list itself, not a copy written out again
+
+
+# --- the grader's commands: entry points, never an import of grader/ (issue 29) -------------
+
+
+def _imported_modules(path) -> set[str]:
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def test_agent_harness_never_imports_the_grader():
+    """The grader's commands come through the workshop.commands entry points (pyproject.toml),
+    so no module of agent_harness names grader in an import, even inside a function."""
+    from agent_harness.foundation.config import PROJECT_ROOT
+
+    importing = sorted(
+        str(path.relative_to(PROJECT_ROOT))
+        for path in (PROJECT_ROOT / "agent_harness").rglob("*.py")
+        if any(m == "grader" or m.startswith("grader.") for m in _imported_modules(path))
+    )
+    assert importing == []
+
+
+def test_the_installed_metadata_names_the_grader_commands_and_the_cli_lists_them():
+    """The environment's install (editable here; tests/test_kit.py installs the wheel) carries
+    the entry points, and `workshop --help` lists each of their commands."""
+    from agent_harness.cli import COMMANDS_GROUP, COURSE_GROUP, _entry_points
+
+    names = [point.name for point in _entry_points(COMMANDS_GROUP)]
+    assert names == ["check", "export", "grade", "release"]
+    assert [p.value for p in _entry_points(COURSE_GROUP)] == ["grader.course:prepare_course"]
+    listed = CliRunner().invoke(cli, ["--help"]).output
+    assert all(re.search(rf"^  {name} ", listed, re.M) for name in names), listed
+
+
+def test_a_command_whose_module_does_not_import_says_so_and_the_others_work(monkeypatch):
+    """An install without the grader: its commands are listed as not available, running one
+    says why (exit 1), and the CLI's own commands are untouched."""
+    from importlib.metadata import EntryPoint
+
+    import click
+
+    import agent_harness.cli as cli_module
+
+    absent = EntryPoint("grade", "no_such_grader_package.commands:grade", "workshop.commands")
+    monkeypatch.setattr(cli_module, "_entry_points", lambda group: [absent])
+    group = click.Group("workshop", commands={"doctor": cli.commands["doctor"]})
+    cli_module._register_commands(group)
+    listed = CliRunner().invoke(group, ["--help"]).output
+    assert "grade" in listed and "Not available here" in listed and "doctor" in listed
+    result = CliRunner().invoke(group, ["grade", "submissions/", "--out", "results"])
+    assert result.exit_code == 1
+    assert "`workshop grade` comes with the grader" in result.output
+    assert "No module named 'no_such_grader_package'" in result.output

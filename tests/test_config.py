@@ -1,6 +1,6 @@
-"""agent_harness/foundation/config.py: Settings read from environment variables by pydantic-settings, each
-setting declared once (its type, default and variable), the same variables and errors as the
-hand-written Settings.from_env it replaced (issue 29 item 4)."""
+"""agent_harness/foundation/config.py: Settings read from environment variables by
+pydantic-settings, each setting declared once (its type, default and variable), the same
+variables and errors as the hand-written Settings.from_env it replaced (issue 29 item 4)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import feedback, report
+from grader import files, report
 from grader.results import COLUMNS, STATUSES, GradeRow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,6 +67,19 @@ def test_csv_cells_that_start_like_a_formula_get_an_apostrophe(tmp_path, start):
     assert all(not cell.startswith(dangerous) for r in records.values() for cell in r)
 
 
+def test_one_formula_rule_for_grades_csv_and_the_exports():
+    """grades.csv and the exports guard the same formula starts (grader.feedback.FORMULA_START);
+    only grades.csv, which the grader reads back, guards a leading apostrophe too."""
+    from grader.export import _safe
+    from grader.feedback import FORMULA_START
+
+    assert FORMULA_START == ("=", "+", "-", "@", "\t", "\r")
+    for start in FORMULA_START:
+        assert _safe(f"{start}1") == report._escape_cell(f"{start}1") == f"'{start}1"
+    assert _safe("'quoted") == "'quoted"
+    assert report._escape_cell("'quoted") == "''quoted"
+
+
 def test_csv_messages_are_one_line_and_capped(tmp_path):
     message = "Traceback:\n  line one\r\n\n  line two\n" + "x" * 1000
     rows = [_row("alice", "00_setup", "g", 0, 1, "failed", message)]
@@ -112,7 +125,7 @@ def test_csv_write_failure_leaves_the_old_file_and_no_temporary(tmp_path, monkey
     def refuse(*args):
         raise OSError("disk full")
 
-    monkeypatch.setattr(feedback.os, "replace", refuse)
+    monkeypatch.setattr(files.os, "replace", refuse)
     with pytest.raises(OSError, match="disk full"):
         report.write_grades_csv([_row("bob", "00_setup", "g", 0, 1)], path)
 

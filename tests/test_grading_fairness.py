@@ -240,7 +240,7 @@ def test_one_grading_path_of_named_steps():
 
     import grader.assembly as assembly
     import grader.grade as grade
-    import grader.jupyter as jupyter
+    import tests.jupyter_grading as jupyter
 
     assert importlib.util.find_spec("grader.autograde") is None
     assert [step.__name__ for step in assembly.ASSEMBLY] == [
@@ -256,6 +256,16 @@ def test_one_grading_path_of_named_steps():
     ]
     for step in (*assembly.ASSEMBLY, *grade.STEPS):
         assert step.__doc__ and re.match(r"\d\. ", step.__doc__), step.__name__
+    # workshop check runs a subset of the same steps (issue 29), with typed, fixed options
+    import dataclasses
+
+    import grader.check as check
+
+    assert grade.CHECK_STEPS and set(grade.CHECK_STEPS) <= set(grade.STEPS)
+    assert "run_steps(state, CHECK_STEPS)" in inspect.getsource(check)
+    assert not re.search(r"\b(run_notebooks|judge_cells|read_answers)\(", inspect.getsource(check))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        grade.GradeOptions().force = True  # type: ignore[misc]
     text = inspect.getsource(jupyter)
     assert "assemble_cells(" in text and "score_notebook(" in text and "read_answers(" in text
     folder = Path(grade.__file__).parent

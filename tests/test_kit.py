@@ -447,7 +447,7 @@ needs_namespace = pytest.mark.skipif(
 def kit(tmp_path_factory) -> Path:
     """A kit for this platform and Python, built from the lock (see the module's docstring)."""
     from agent_harness.kit.build import KitBuildError, build_kit
-    from grader.caches import cache_root
+    from grader.cache_paths import cache_root
 
     if KEY not in {p.key for p in kit_manifest.PLATFORMS if not p.unsupported}:
         pytest.skip(f"the workshop does not install on {KEY}")

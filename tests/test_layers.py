@@ -25,37 +25,6 @@ from tests.test_import_cycles import cycles, imported_modules, module_names
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("agent_harness", "grader")
 
-#: The known circle through agent_harness/cli.py <-> grader/release.py and grader/caches.py
-#: (issue 29, item 2): ``agent_harness.cli`` registers the grader's commands at import and the
-#: grader imports the CLI back. Branch i29-grader breaks it (commands registered through an
-#: entry-point group); the coordinator removes this entry, and GRADER_CLI_IMPORTS, when it
-#: merges. Only a cycle made of these modules alone is let through.
-GRADER_CIRCLE_UNTIL_I29_GRADER = frozenset(
-    {
-        "agent_harness.cli",
-        "grader.answers",
-        "grader.assembly",
-        "grader.caches",
-        "grader.check",
-        "grader.commands",
-        "grader.execute",
-        "grader.from_release",
-        "grader.grade",
-        "grader.release",
-        "grader.sandbox",
-        "grader.scoring",
-        "grader.sources",
-    }
-)
-#: The same circle's upward imports: the CLI (the outside) importing the grader (above it).
-GRADER_CLI_IMPORTS = frozenset(
-    {
-        ("agent_harness.cli", "grader.commands"),
-        ("agent_harness.cli", "grader.course"),
-        ("agent_harness.cli", "grader.release"),
-    }
-)
-
 
 @dataclass(frozen=True)
 class Layer:
@@ -133,24 +102,10 @@ def test_no_import_cycle_in_agent_harness_and_grader_together():
     graph, _ = graph_of(ROOT, PACKAGES)
     assert len(graph) > 150  # the walk found both packages
     found = cycles(graph)
-    known = [c for c in found if set(c) <= GRADER_CIRCLE_UNTIL_I29_GRADER]
-    others = [c for c in found if c not in known]
-    assert not others, (
-        f"{len(others)} import cycle(s) across agent_harness and grader: "
-        + "; ".join(" <-> ".join(c) for c in others)
+    assert not found, (
+        f"{len(found)} import cycle(s) across agent_harness and grader: "
+        + "; ".join(" <-> ".join(c) for c in found)
         + ". Break each one: move what both modules need into a third module they both import"
-    )
-
-
-def test_the_allowed_grader_circle_is_still_there():
-    """The allow-list cannot outlive what it excuses: once i29-grader breaks the circle, this
-    fails until GRADER_CIRCLE_UNTIL_I29_GRADER and GRADER_CLI_IMPORTS are deleted."""
-    graph, _ = graph_of(ROOT, PACKAGES)
-    assert any(set(c) <= GRADER_CIRCLE_UNTIL_I29_GRADER for c in cycles(graph)), (
-        "the grader circle is gone: delete GRADER_CIRCLE_UNTIL_I29_GRADER and GRADER_CLI_IMPORTS"
-    )
-    assert all(d in graph[m] for m, d in GRADER_CLI_IMPORTS), (
-        "agent_harness.cli no longer imports the grader: delete GRADER_CLI_IMPORTS"
     )
 
 
@@ -164,7 +119,7 @@ def test_every_module_is_in_a_layer_of_docs_architecture():
 
 
 def test_no_import_runs_against_the_layer_table():
-    _, upward = layer_problems(ROOT, ROOT / "docs" / "architecture.md", allowed=GRADER_CLI_IMPORTS)
+    _, upward = layer_problems(ROOT, ROOT / "docs" / "architecture.md")
     assert not upward, (
         f"{len(upward)} import(s) run upward against docs/architecture.md's layer table: "
         + "; ".join(upward)

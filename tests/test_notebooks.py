@@ -23,8 +23,8 @@ import nbformat
 import pytest
 
 from grader.grade import cut_after, load_sources, score_notebook
-from grader.jupyter import execute, score
 from grader.release import ROOT, release_notebook, stale_notebooks
+from tests.jupyter_grading import execute, score
 
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 NAMES = [p.stem for p in SOLUTIONS]
