@@ -21,11 +21,12 @@ import pytest
 
 from grader.answers import AddedCell, Answers
 from grader.execute import run_notebooks
-from grader.probes import Probe
+from grader.notebook_folders import notebook_path
 from grader.release import ROOT, release_notebook
 from grader.sandbox import Limits, Sandbox, bwrap_available
 from grader.scoring import score_notebook
 from grader.sources import GradingError, Source
+from grader.value_checks import Probe
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="workshop grade runs on Linux and macOS (WSL on Windows)"
@@ -354,14 +355,14 @@ def test_a_probe_module_that_does_not_import_stops_grading(tmp_path, monkeypatch
     monkeypatch.setattr(probes, "__path__", [str(package / "grader" / "probes")])
     monkeypatch.delitem(sys.modules, "grader.probes.nb_00_setup", raising=False)
     with pytest.raises(GradingError, match="nb_00_setup does not import.*not_a_module_xyz"):
-        load_source(ROOT / "solutions" / "00_setup.ipynb")
+        load_source(notebook_path("00_setup"))
 
 
 def test_a_grade_cell_without_a_probe_is_refused(tmp_path):
     """Item 18.13: grading refuses a grade cell that has no value check, naming it."""
     from grader.sources import load_sources
 
-    nb = nbformat.read(ROOT / "solutions" / "00_setup.ipynb", as_version=4)
+    nb = nbformat.read(notebook_path("00_setup"), as_version=4)
     extra = nbformat.v4.new_code_cell("assert True")
     extra.metadata["nbgrader"] = {"grade": True, "grade_id": "no_probe_here", "points": 1.0}
     nb.cells.append(extra)

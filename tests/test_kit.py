@@ -33,6 +33,7 @@ from agent_harness.kit.plan import plan_kit
 from agent_harness.kit.sources import DistFile, LocalFiles, fetch
 from agent_harness.kit.targets import wheel_rank
 from agent_harness.kit.verify import verify_kit
+from grader.notebook_folders import notebook_path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.lock"
@@ -564,7 +565,7 @@ def test_a_notebook_runs_with_papermill_with_no_network(attendee, tmp_path):
     papermill = workshop / ".venv" / "bin" / "papermill"
     out = tmp_path / "00_setup.ipynb"
     # the attendee's kit carries no solutions: the instructor's notebook, in the kit's install
-    solution = ROOT / "solutions" / "00_setup.ipynb"
+    solution = notebook_path("00_setup")
     run = subprocess.run(
         [*NO_NETWORK, str(papermill), str(solution), str(out), "-p", "backend",
          "embedded", "-p", "llm_mode", "offline", "--no-progress-bar"],

@@ -22,6 +22,7 @@ import pytest
 
 from grader.check import check_notebook, format_report
 from grader.from_release import source_from_release
+from grader.notebook_folders import notebook_path
 from grader.release import ROOT, release_notebook
 from grader.sources import GradingError
 
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="workshop check runs on Linux and macOS (WSL on Windows)"
 )
 
-SOLUTION = nbformat.read(ROOT / "solutions" / "00_setup.ipynb", as_version=4)
+SOLUTION = nbformat.read(notebook_path("00_setup"), as_version=4)
 ANSWER = next(c.source for c in SOLUTION.cells if c.metadata.get("nbgrader", {}).get("solution"))
 #: What a student distribution leaves out of the project (plus what a checkout never has).
 INSTRUCTORS = ("solutions", "tests", "bench", "probes")

@@ -1,8 +1,10 @@
-"""Plausible wrong implementations of the TODOs in solutions/02_retrieval.ipynb.
+"""Other answers to the TODOs of 02_retrieval.ipynb (beside this file), for the tests.
 
-Each entry replaces the whole source of the solution cell with that ``grade_id``; the TODO's
-grade cell covering the broken behaviour (``COVERED_BY``, default: the TODO's first grade
-cell) must then score 0 while the untouched solution passes.
+Wrong ones: ``MUTANTS`` (each scores 0 on the grade cell of ``COVERED_BY``, default the TODO's
+first), ``WRONG`` and ``ALWAYS_EQUAL`` (pass the visible checks; a value check must catch
+them) and ``VISIBLE`` (once passed the visible checks; now fail them). Correct ones:
+``CORRECT`` and ``MORE_CORRECT`` (each scores full marks). What each table holds and which test
+reads it: docs/notebook-authoring.md, "A notebook's folder".
 """
 
 _RETRIEVE_HEAD = '''def retrieve_knowledge(query, k=5, kinds=None):
@@ -238,3 +240,266 @@ COVERED_BY = {
         "hybrid_rrf_search_parameters"
     ),
 }
+
+
+# --- Answers at the visible checks' edge (WRONG, ALWAYS_EQUAL, VISIBLE) and correct ones
+
+_RETRIEVE = """def retrieve_knowledge(query, k=5, kinds=None):
+    if isinstance(kinds, str):
+        kinds = kinds.split(",")
+    wanted = {wanted}
+    candidates = h.memory.search(query, k=k * {oversample}, mode="vector")
+    kept = [m for m in candidates
+            if m.kind != "tool_output" and (not wanted or m.kind in wanted)]
+    return rerank(query, kept, k)
+"""
+
+
+_WANTED = "{name.strip() for name in (kinds or []) if name and name.strip()}"
+
+
+def _retrieve_p(wanted: str = _WANTED, oversample: str = "4") -> str:
+    """retrieve_knowledge with the correct parts, some replaced.
+
+    Args:
+        wanted: The expression of the set of wanted kinds.
+        oversample: How many times k candidates to ask vector search for.
+    """
+    return _RETRIEVE.format(wanted=wanted, oversample=oversample)
+
+
+_RETRIEVE_FILTERED_SEARCH = """def retrieve_knowledge(query, k=5, kinds=None):
+    if isinstance(kinds, str):
+        kinds = [part for part in kinds.split(",")]
+    names = sorted({part.strip() for part in kinds or [] if part.strip()})
+    if names:  # let the search filter the kinds first (the hidden tests accept this)
+        found = h.memory.search(query, k=k * 4, mode="vector", kinds=names)
+    else:
+        found = h.memory.search(query, k=k * 4, mode="vector", exclude_kinds=["tool_output"])
+    found = [m for m in found if m.kind != "tool_output"]
+    return rerank(query, found, k)
+"""
+
+
+_HYBRID = '''def hybrid_rrf_search(query, k=5, per_list=30, rrf_k=60):
+    sql = f"""
+WITH vec AS ({{VEC}}),
+     txt AS ({{TXT}})
+SELECT m.id, m.kind, m.subject, m.content,
+       COALESCE(vec.r, 999999) AS r_vec,
+       COALESCE(txt.r, 999999) AS r_txt,
+       1.0 / (:rrf_k + COALESCE(vec.r, 999999))
+         + 1.0 / (:rrf_k + COALESCE(txt.r, 999999)) AS rrf_score
+FROM vec
+FULL OUTER JOIN txt ON txt.id = vec.id
+JOIN memories m ON m.id = COALESCE(vec.id, txt.id)
+ORDER BY rrf_score DESC, m.id
+{{TOP_K}}"""
+    rows = h.backend.query(sql, hybrid_binds(h, query, {binds}))
+    return [
+        {{"id": {id_}, "kind": r["kind"], "subject": r["subject"], "content": r["content"],
+         "r_vec": int(r["r_vec"]), "r_txt": int(r["r_txt"]),
+         "rrf_score": float(r["rrf_score"])}}
+        for r in rows
+    ]
+'''
+
+
+def _hybrid_p(binds: str = "k, per_list, rrf_k", id_: str = 'int(r["id"])', head: str = "") -> str:
+    """hybrid_rrf_search with the correct statement.
+
+    Args:
+        binds: The arguments of hybrid_binds after ``h, query``.
+        id_: The expression of each row's id.
+        head: Code put before the function (a helper class).
+    """
+    return head + _HYBRID.format(binds=binds, id_=id_)
+
+
+_HYBRID_OTHER_SQL = '''def hybrid_rrf_search(query, k=5, per_list=30, rrf_k=60):
+    statement = f"""
+WITH by_meaning AS ({VEC}),
+     by_words AS ({TXT}),
+     fused AS (
+       SELECT COALESCE(a.id, b.id) AS memory_id,
+              CASE WHEN a.r IS NULL THEN 999999 ELSE a.r END AS rank_v,
+              CASE WHEN b.r IS NULL THEN 999999 ELSE b.r END AS rank_t
+       FROM by_meaning a FULL OUTER JOIN by_words b ON a.id = b.id)
+SELECT mem.id, mem.kind, mem.subject, mem.content, f.rank_v, f.rank_t,
+       1.0 / (:rrf_k + f.rank_v) + 1.0 / (:rrf_k + f.rank_t) AS fused_score
+FROM fused f JOIN memories mem ON mem.id = f.memory_id
+ORDER BY fused_score DESC, mem.id
+{TOP_K}"""
+    binds = hybrid_binds(h, query, k=k, per_list=per_list, rrf_k=rrf_k)
+    out = []
+    for row in h.backend.query(statement, binds):
+        out.append(dict(id=row["id"], kind=row["kind"], subject=row["subject"],
+                        content=row["content"], r_vec=int(row["rank_v"]),
+                        r_txt=int(row["rank_t"]), rrf_score=float(row["fused_score"])))
+    return out
+'''
+
+
+_RETRIEVE_LOOP = """def retrieve_knowledge(query, k=5, kinds=None):
+    import re
+
+    if isinstance(kinds, str):
+        wanted = {name for name in re.split(r"\\s*,\\s*", kinds.strip()) if name}
+    else:
+        wanted = {str(name).strip() for name in kinds or [] if str(name).strip()}
+    kept = []
+    for memory in h.memory.search(query, k=4 * k, mode="vector"):
+        if memory.kind == "tool_output":
+            continue  # logged outputs are data, never knowledge
+        if wanted and memory.kind not in wanted:
+            continue
+        kept.append(memory)
+    return rerank(query, kept, k)
+"""
+
+
+_RETRIEVE_FUNCTIONAL = """def retrieve_knowledge(query, k=5, kinds=None):
+    names = kinds.split(",") if isinstance(kinds, str) else (kinds or [])
+    wanted = frozenset(filter(None, map(str.strip, names)))
+    pool = h.memory.search(query, k=k * 4, mode="vector", exclude_kinds="tool_output")
+    pool = list(filter(lambda m: m.kind != "tool_output" and (not wanted or m.kind in wanted),
+                       pool))
+    pool.sort(key=lambda m: m.score)
+    return rerank(query, pool, k)
+"""
+
+
+_HYBRID_UNION = '''def hybrid_rrf_search(query, k=5, per_list=30, rrf_k=60):
+    # UNION ALL + GROUP BY instead of a FULL OUTER JOIN: each list gives its rank, the other
+    # side the sentinel; MIN keeps the real rank.
+    sql = f"""
+WITH vec AS ({VEC}),
+     txt AS ({TXT}),
+     both_lists AS (
+       SELECT id, r AS r_vec, 999999 AS r_txt FROM vec
+       UNION ALL
+       SELECT id, 999999 AS r_vec, r AS r_txt FROM txt),
+     fused AS (
+       SELECT id, MIN(r_vec) AS r_vec, MIN(r_txt) AS r_txt FROM both_lists GROUP BY id)
+SELECT m.id, m.kind, m.subject, m.content, f.r_vec, f.r_txt,
+       1.0 / (:rrf_k + f.r_vec) + 1.0 / (:rrf_k + f.r_txt) AS rrf_score
+FROM fused f
+JOIN memories m ON m.id = f.id
+ORDER BY rrf_score DESC, m.id ASC
+{TOP_K}"""
+    found = []
+    for row in h.backend.query(sql, hybrid_binds(h, query, k, per_list, rrf_k)):
+        found.append({
+            "id": int(row["id"]), "kind": row["kind"], "subject": row["subject"],
+            "content": row["content"], "r_vec": int(row["r_vec"]), "r_txt": int(row["r_txt"]),
+            "rrf_score": float(row["rrf_score"]),
+        })
+    return found
+'''
+
+
+_HYBRID_TXT_FIRST = """def hybrid_rrf_search(query, k=5, per_list=30, rrf_k=60):
+    binds = hybrid_binds(h, query, k=k, per_list=per_list, rrf_k=rrf_k)
+    statement = (
+        f"WITH vec AS ({VEC}), txt AS ({TXT}) "
+        "SELECT x.*, 1.0 / (:rrf_k + x.r_vec) + 1.0 / (:rrf_k + x.r_txt) AS rrf_score FROM ("
+        " SELECT mem.id, mem.kind, mem.subject, mem.content,"
+        "  CASE WHEN vec.r IS NULL THEN 999999 ELSE vec.r END AS r_vec,"
+        "  CASE WHEN txt.r IS NULL THEN 999999 ELSE txt.r END AS r_txt"
+        " FROM txt FULL JOIN vec ON vec.id = txt.id"
+        " JOIN memories mem ON mem.id = COALESCE(txt.id, vec.id)) x "
+        f"ORDER BY 1.0 / (:rrf_k + x.r_vec) + 1.0 / (:rrf_k + x.r_txt) DESC, x.id {TOP_K}"
+    )
+    as_type = {"id": int, "r_vec": int, "r_txt": int, "rrf_score": float}
+    return [
+        {key: as_type.get(key, lambda v: v)(row[key])
+         for key in ("id", "kind", "subject", "content", "r_vec", "r_txt", "rrf_score")}
+        for row in h.backend.query(statement, binds)
+    ]
+"""
+
+
+_EQ_INT = """class _Agreeable(int):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = int.__hash__
+
+
+"""
+
+
+WRONG = {
+    "retrieve_knowledge": [
+        ("oversamples k * 3 instead of k * 4", _retrieve_p(oversample="3")),
+        (
+            "kinds text split on ', ' exactly (no other spacing)",
+            _RETRIEVE.replace('kinds.split(",")', 'kinds.split(", ")').format(
+                wanted="{name for name in kinds or [] if name}", oversample="4"
+            ),
+        ),
+    ],
+    "hybrid_rrf_search": [
+        ("per_list capped at 30", _hybrid_p(binds="k, min(per_list, 30), rrf_k")),
+        ("at most 20 rows, whatever k", _hybrid_p(binds="min(k, 20), per_list, rrf_k")),
+    ],
+}
+#: Answers that passed the visible checks before issue 11 and now fail them (each behaviour
+#: that is graded has a visible check of its own): grade_id -> [(label, source)].
+VISIBLE = {
+    "retrieve_knowledge": [
+        ("kinds text split on commas, spaces kept", _retrieve_p(wanted="set(kinds or [])")),
+        ("oversamples k * 2 instead of k * 4", _retrieve_p(oversample="2")),
+    ],
+    "hybrid_rrf_search": [
+        ("ignores per_list (always 30)", _hybrid_p(binds="k, 30, rrf_k")),
+        ("ignores rrf_k (always 60)", _hybrid_p(binds="k, per_list, 60")),
+        ("at most 10 rows, whatever k", _hybrid_p(binds="min(k, 10), per_list, rrf_k")),
+        # issue 22, item 11: SQLite runs it, Oracle does not; the portability check names it
+        (
+            "IFNULL instead of COALESCE (runs on SQLite only)",
+            _hybrid_p().replace("COALESCE(", "IFNULL("),
+        ),
+    ],
+}
+ALWAYS_EQUAL = {
+    "hybrid_rrf_search": [
+        (
+            "ids: the right ints, as a subclass that equals anything",
+            _hybrid_p(id_='_Agreeable(r["id"])', head=_EQ_INT),
+        ),
+    ],
+}
+CORRECT = {
+    "retrieve_knowledge": _RETRIEVE_FILTERED_SEARCH,
+    "hybrid_rrf_search": _HYBRID_OTHER_SQL,
+}
+#: More correct answers, each run on its own: [(label, {solution grade_id: source})].
+#: Each must score full marks (with CORRECT: several styles per TODO).
+MORE_CORRECT = [
+    (
+        "a loop, re.split for the kinds text; UNION ALL + GROUP BY instead of a FULL JOIN",
+        {"retrieve_knowledge": _RETRIEVE_LOOP, "hybrid_rrf_search": _HYBRID_UNION},
+    ),
+    (
+        "filter() and an explicit sort; txt FULL JOIN vec, CASE, ORDER BY the expression",
+        {"retrieve_knowledge": _RETRIEVE_FUNCTIONAL, "hybrid_rrf_search": _HYBRID_TXT_FIRST},
+    ),
+]
+#: The grade cell covering each of these cases.
+COVERED_BY.update(
+    {
+        "kinds text split on commas, spaces kept": "retrieve_knowledge_kinds",
+        "oversamples k * 2 instead of k * 4": "retrieve_knowledge_kinds",
+        "oversamples k * 3 instead of k * 4": "retrieve_knowledge_kinds",
+        "kinds text split on ', ' exactly (no other spacing)": "retrieve_knowledge_kinds",
+        "ignores per_list (always 30)": "hybrid_rrf_search_parameters",
+        "ignores rrf_k (always 60)": "hybrid_rrf_search_parameters",
+        "per_list capped at 30": "hybrid_rrf_search_parameters",
+        "at most 10 rows, whatever k": "hybrid_rrf_search_k",
+        "at most 20 rows, whatever k": "hybrid_rrf_search_k",
+    }
+)
