@@ -269,15 +269,18 @@ def _leak_probe(extra_paths: list[str]) -> str:
         import importlib.util, os, sys
         LEAKED = []
         try:
-            import grader.probes.nb_00_setup as _p
-            LEAKED.append("import grader.probes")
+            import grader.notebook_folders as _folders
+
+            _folders.answers("00_setup")
+            LEAKED.append("grader.notebook_folders.answers")
         except Exception:
             pass
         candidates = {extra_paths!r}
         for entry in list(sys.path) + [os.path.dirname(os.__file__)]:
             for up in (entry, os.path.dirname(entry), os.path.dirname(os.path.dirname(entry))):
                 candidates.append(os.path.join(up, "grader", "probes", "nb_00_setup.py"))
-                candidates.append(os.path.join(up, "solutions", "00_setup.ipynb"))
+                candidates.append(os.path.join(up, "solutions", "00_setup", "probes.py"))
+                candidates.append(os.path.join(up, "solutions", "00_setup", "00_setup.ipynb"))
         for path in candidates:
             try:
                 with open(path, encoding="utf-8") as f:
@@ -293,7 +296,7 @@ def _leak_probe(extra_paths: list[str]) -> str:
 def test_probes_are_not_readable_from_the_source_tree_install(tmp_path, reference):
     """Item 18.12, editable/source-tree case: the project's grader/ and solutions/ are not
     mounted, whatever path or import a submission tries."""
-    paths = [str(ROOT / "grader" / "probes" / "nb_00_setup.py"), str(ROOT / "solutions")]
+    paths = [str(notebook_path("00_setup").parent / "probes.py"), str(ROOT / "solutions")]
     added = [(0, _leak_probe(paths)), (2, "assert LEAKED == [], LEAKED\n")]
     (run,) = _run(tmp_path, [_answers(RIGHT, added)])
     assert run.errors == {}, run.errors
@@ -301,8 +304,9 @@ def test_probes_are_not_readable_from_the_source_tree_install(tmp_path, referenc
 
 @NEEDS_BWRAP
 def test_probes_are_not_readable_from_a_non_editable_install(tmp_path, reference, monkeypatch):
-    """Item 18.12, non-editable case: site-packages holds grader/probes (the wheel ships it) and
-    the sandbox mounts site-packages: the grader folder is covered inside the sandbox."""
+    """Item 18.12, non-editable case: the sandbox mounts site-packages, and the grader folder in
+    it is covered inside the sandbox (the wheel ships no probes since they live in solutions/;
+    a probe file put inside the installed package, as older wheels had, stays unreadable)."""
     import grader.sandbox as sandbox_module
 
     site = tmp_path / "site-packages"
@@ -310,6 +314,8 @@ def test_probes_are_not_readable_from_a_non_editable_install(tmp_path, reference
     real = sandbox_module._python_paths
     monkeypatch.setattr(sandbox_module, "_python_paths", lambda: [*real(), str(site)])
     probe_file = site / "grader" / "probes" / "nb_00_setup.py"
+    probe_file.parent.mkdir(exist_ok=True)
+    shutil.copy(notebook_path("00_setup").parent / "probes.py", probe_file)
     added = [(0, _leak_probe([str(probe_file)])), (2, "assert LEAKED == [], LEAKED\n")]
     (run,) = _run(tmp_path, [_answers(RIGHT, added)])
     assert run.errors == {}, run.errors
@@ -344,18 +350,16 @@ def test_the_runner_sets_its_limits_and_no_preexec_fn_is_used(tmp_path, referenc
 
 
 def test_a_probe_module_that_does_not_import_stops_grading(tmp_path, monkeypatch):
-    """Item 18.13: an import error inside a probe module is an error naming it, not 'no
+    """Item 18.13: an import error inside a probe file is an error naming it, not 'no
     probes' (which silently dropped every value check of the notebook)."""
-    from grader import probes
     from grader.sources import load_source
 
-    package = tmp_path / "pkg"
-    (package / "grader" / "probes").mkdir(parents=True)
-    (package / "grader" / "probes" / "nb_00_setup.py").write_text("import not_a_module_xyz\n")
-    monkeypatch.setattr(probes, "__path__", [str(package / "grader" / "probes")])
-    monkeypatch.delitem(sys.modules, "grader.probes.nb_00_setup", raising=False)
-    with pytest.raises(GradingError, match="nb_00_setup does not import.*not_a_module_xyz"):
-        load_source(notebook_path("00_setup"))
+    folder = tmp_path / "solutions" / "00_setup"
+    folder.mkdir(parents=True)
+    shutil.copy(notebook_path("00_setup"), folder)
+    (folder / "probes.py").write_text("import not_a_module_xyz\n")
+    with pytest.raises(GradingError, match="00_setup/probes.py does not import.*not_a_module_xyz"):
+        load_source(folder / "00_setup.ipynb")
 
 
 def test_a_grade_cell_without_a_probe_is_refused(tmp_path):

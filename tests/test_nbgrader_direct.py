@@ -37,7 +37,7 @@ def test_nbgrader_generate_assignment_and_autograde(tmp_path):
     released = course / "release" / "workshop" / "00_setup.ipynb"
     text = released.read_text()
     assert "BEGIN HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
-    for student, source in (("alice", ROOT / "solutions"), ("bob", released.parent)):
+    for student, source in (("alice", notebook_path("00_setup").parent), ("bob", released.parent)):
         _run(["db", "student", "add", student], course)
         folder = course / "submitted" / student / "workshop"
         folder.mkdir(parents=True)
