@@ -27,8 +27,8 @@ _TABLES_SQL = '''    rows = h.backend.query(
     )
 '''
 
-_COUNT = """        n = int(h.backend.query(f"SELECT COUNT(*) AS n FROM {owner}.{table}")[0]["n"])
-"""
+_COUNT_EXPR = 'int(h.backend.query(f"SELECT COUNT(*) AS n FROM {owner}.{table}")[0]["n"])'
+_COUNT = f"        n = {_COUNT_EXPR}\n"
 
 _FACT = """        facts.append({
             "kind": "table",
@@ -171,56 +171,44 @@ COVERED_BY = {
 
 # --- Answers at the visible checks' edge (WRONG, ALWAYS_EQUAL, VISIBLE) and correct ones
 
-_SCAN = '''def scan_tables(owner):
-    if not isinstance(owner, str) or not IDENTIFIER.fullmatch(owner):
-        raise ValueError(f"owner {{owner!r}} is not a schema name")
-    owner = {owner}
-    rows = h.backend.query(
-        """SELECT t.table_name, c.comments
-           FROM all_tables t
-           LEFT JOIN all_tab_comments c
-             ON c.owner = t.owner AND c.table_name = t.table_name
-           WHERE t.owner = :owner
-           ORDER BY t.table_name""",
-        {{"owner": owner}},
-    )
-    facts = []
-    for row in rows:
-        table = row["table_name"]
-        n = {count}
-        purpose = {purpose}
-        facts.append({{
-            "kind": "table",
-            "subject": f"{{owner}}.{{table}}",
-            "content": f"Table {{owner}}.{{table}}: {{purpose}} ({{int(n)}} rows)",
-            "metadata": {{"owner": owner, "table": table, "row_count": n}},
-        }})
-    return facts
-'''
+_WRONG_ON_PURPOSE = '    """Wrong on purpose: see the mutant\'s description."""\n'
 
 
-_COUNT_p = 'int(h.backend.query(f"SELECT COUNT(*) AS n FROM {owner}.{table}")[0]["n"])'
+def _as_written(source: str) -> str:
+    """A template above as the solution writes it (without the mutants' docstring)."""
+    assert source.count(_WRONG_ON_PURPOSE) == 1
+    return source.replace(_WRONG_ON_PURPOSE, "")
 
 
 _PURPOSE = '(row["comments"] or "no documented purpose").strip()'
 
 
-def _scan_p(owner: str = "owner.upper()", count: str = _COUNT_p, purpose: str = _PURPOSE) -> str:
-    """scan_tables with the correct parts, some replaced.
+def _solution_scan(
+    owner: str = "owner.upper()", count: str = _COUNT_EXPR, purpose: str = _PURPOSE
+) -> str:
+    """scan_tables as the solution writes it (the row count before the purpose), some parts
+    replaced.
 
     Args:
         owner: The expression that normalises the owner.
         count: The expression of a table's row count.
         purpose: The expression of a table's comment.
     """
-    return _SCAN.format(owner=owner, count=count, purpose=purpose)
+    source = _scan(
+        check=_CHECK_OWNER.replace("owner = owner.upper()", f"owner = {owner}"),
+        count="",
+        fact=_FACT.replace("({n} rows)", "({int(n)} rows)"),
+    )
+    return _as_written(source).replace(
+        f"        purpose = {_PURPOSE}\n", f"        n = {count}\n        purpose = {purpose}\n"
+    )
 
 
 _SCAN_SNAPSHOT = """_SNAPSHOT = {r["table_name"]: r["comments"] for r in h.backend.query(
     "SELECT table_name, comments FROM all_tab_comments WHERE owner = 'SUPPLYCHAIN'")}
 
 
-""" + _scan_p(purpose='(_SNAPSHOT.get(table) or "no documented purpose").strip()')
+""" + _solution_scan(purpose='(_SNAPSHOT.get(table) or "no documented purpose").strip()')
 
 
 _SCAN_MATCH_PASTED = '''def scan_tables(owner):
@@ -249,7 +237,7 @@ _SCAN_MATCH_PASTED = '''def scan_tables(owner):
 '''
 
 
-_SCAN_OWN_PATTERN = _scan_p().replace(
+_SCAN_OWN_PATTERN = _solution_scan().replace(
     "not IDENTIFIER.fullmatch(owner)", 'not re.fullmatch(r"[A-Za-z][A-Za-z0-9_$#]*", owner)'
 )
 
@@ -356,9 +344,9 @@ VISIBLE = {
     "scan_tables": [
         (
             "row_count stored as a float (the content says the int)",
-            _scan_p(count=f"float({_COUNT_p})"),
+            _solution_scan(count=f"float({_COUNT_EXPR})"),
         ),
-        ("owner not upper-cased", _scan_p(owner="owner")),
+        ("owner not upper-cased", _solution_scan(owner="owner")),
         ("IDENTIFIER.match (not fullmatch) and the owner pasted into SQL", _SCAN_MATCH_PASTED),
     ],
 }
@@ -367,9 +355,9 @@ ALWAYS_EQUAL = {
         (
             "row_count an int that equals anything (from num_rows, empty here)",
             _EQ_INT
-            + _scan_p(count="_Agreeable(0)")
+            + _solution_scan(count="_Agreeable(0)")
             .replace("({int(n)} rows)", "({_n} rows)")
-            .replace("        purpose =", f"        _n = {_COUNT_p}\n        purpose ="),
+            .replace("        purpose =", f"        _n = {_COUNT_EXPR}\n        purpose ="),
         ),
     ],
 }

@@ -244,28 +244,33 @@ COVERED_BY = {
 
 # --- Answers at the visible checks' edge (WRONG, ALWAYS_EQUAL, VISIBLE) and correct ones
 
-_RETRIEVE = """def retrieve_knowledge(query, k=5, kinds=None):
-    if isinstance(kinds, str):
-        kinds = kinds.split(",")
-    wanted = {wanted}
-    candidates = h.memory.search(query, k=k * {oversample}, mode="vector")
-    kept = [m for m in candidates
-            if m.kind != "tool_output" and (not wanted or m.kind in wanted)]
-    return rerank(query, kept, k)
-"""
+_WRONG_ON_PURPOSE = '    """Wrong on purpose: see the mutant\'s description."""\n'
+
+
+def _as_written(source: str) -> str:
+    """A template above as the solution writes it (without the mutants' docstring)."""
+    assert source.count(_WRONG_ON_PURPOSE) == 1
+    return source.replace(_WRONG_ON_PURPOSE, "")
 
 
 _WANTED = "{name.strip() for name in (kinds or []) if name and name.strip()}"
 
 
-def _retrieve_p(wanted: str = _WANTED, oversample: str = "4") -> str:
-    """retrieve_knowledge with the correct parts, some replaced.
+def _solution_retrieve(wanted: str = _WANTED, oversample: str = "4", split: str = ",") -> str:
+    """retrieve_knowledge as the solution writes it, some parts replaced.
 
     Args:
         wanted: The expression of the set of wanted kinds.
         oversample: How many times k candidates to ask vector search for.
+        split: The separator the kinds text is split on.
     """
-    return _RETRIEVE.format(wanted=wanted, oversample=oversample)
+    kinds = _KINDS.replace(_WANTED, wanted).replace('kinds.split(",")', f'kinds.split("{split}")')
+    body = f"""    candidates = h.memory.search(query, k=k * {oversample}, mode="vector")
+    kept = [m for m in candidates
+            if m.kind != "tool_output" and (not wanted or m.kind in wanted)]
+    return rerank(query, kept, k)
+"""
+    return _as_written(_retrieve(body, kinds))
 
 
 _RETRIEVE_FILTERED_SEARCH = """def retrieve_knowledge(query, k=5, kinds=None):
@@ -281,39 +286,20 @@ _RETRIEVE_FILTERED_SEARCH = """def retrieve_knowledge(query, k=5, kinds=None):
 """
 
 
-_HYBRID = '''def hybrid_rrf_search(query, k=5, per_list=30, rrf_k=60):
-    sql = f"""
-WITH vec AS ({{VEC}}),
-     txt AS ({{TXT}})
-SELECT m.id, m.kind, m.subject, m.content,
-       COALESCE(vec.r, 999999) AS r_vec,
-       COALESCE(txt.r, 999999) AS r_txt,
-       1.0 / (:rrf_k + COALESCE(vec.r, 999999))
-         + 1.0 / (:rrf_k + COALESCE(txt.r, 999999)) AS rrf_score
-FROM vec
-FULL OUTER JOIN txt ON txt.id = vec.id
-JOIN memories m ON m.id = COALESCE(vec.id, txt.id)
-ORDER BY rrf_score DESC, m.id
-{{TOP_K}}"""
-    rows = h.backend.query(sql, hybrid_binds(h, query, {binds}))
-    return [
-        {{"id": {id_}, "kind": r["kind"], "subject": r["subject"], "content": r["content"],
-         "r_vec": int(r["r_vec"]), "r_txt": int(r["r_txt"]),
-         "rrf_score": float(r["rrf_score"])}}
-        for r in rows
-    ]
-'''
-
-
-def _hybrid_p(binds: str = "k, per_list, rrf_k", id_: str = 'int(r["id"])', head: str = "") -> str:
-    """hybrid_rrf_search with the correct statement.
+def _solution_hybrid(
+    binds: str = "k, per_list, rrf_k", id_: str = 'int(r["id"])', head: str = ""
+) -> str:
+    """hybrid_rrf_search as the solution writes it, some parts replaced.
 
     Args:
         binds: The arguments of hybrid_binds after ``h, query``.
         id_: The expression of each row's id.
         head: Code put before the function (a helper class).
     """
-    return head + _HYBRID.format(binds=binds, id_=id_)
+    binds_line = f"    binds = hybrid_binds(h, query, {binds})\n"
+    return head + _as_written(_hybrid(binds=binds_line)).replace(
+        '"id": int(r["id"])', f'"id": {id_}'
+    )
 
 
 _HYBRID_OTHER_SQL = '''def hybrid_rrf_search(query, k=5, per_list=30, rrf_k=60):
@@ -434,34 +420,32 @@ _EQ_INT = """class _Agreeable(int):
 
 WRONG = {
     "retrieve_knowledge": [
-        ("oversamples k * 3 instead of k * 4", _retrieve_p(oversample="3")),
+        ("oversamples k * 3 instead of k * 4", _solution_retrieve(oversample="3")),
         (
             "kinds text split on ', ' exactly (no other spacing)",
-            _RETRIEVE.replace('kinds.split(",")', 'kinds.split(", ")').format(
-                wanted="{name for name in kinds or [] if name}", oversample="4"
-            ),
+            _solution_retrieve(wanted="{name for name in kinds or [] if name}", split=", "),
         ),
     ],
     "hybrid_rrf_search": [
-        ("per_list capped at 30", _hybrid_p(binds="k, min(per_list, 30), rrf_k")),
-        ("at most 20 rows, whatever k", _hybrid_p(binds="min(k, 20), per_list, rrf_k")),
+        ("per_list capped at 30", _solution_hybrid(binds="k, min(per_list, 30), rrf_k")),
+        ("at most 20 rows, whatever k", _solution_hybrid(binds="min(k, 20), per_list, rrf_k")),
     ],
 }
 #: Answers that passed the visible checks before issue 11 and now fail them (each behaviour
 #: that is graded has a visible check of its own): grade_id -> [(label, source)].
 VISIBLE = {
     "retrieve_knowledge": [
-        ("kinds text split on commas, spaces kept", _retrieve_p(wanted="set(kinds or [])")),
-        ("oversamples k * 2 instead of k * 4", _retrieve_p(oversample="2")),
+        ("kinds text split on commas, spaces kept", _solution_retrieve(wanted="set(kinds or [])")),
+        ("oversamples k * 2 instead of k * 4", _solution_retrieve(oversample="2")),
     ],
     "hybrid_rrf_search": [
-        ("ignores per_list (always 30)", _hybrid_p(binds="k, 30, rrf_k")),
-        ("ignores rrf_k (always 60)", _hybrid_p(binds="k, per_list, 60")),
-        ("at most 10 rows, whatever k", _hybrid_p(binds="min(k, 10), per_list, rrf_k")),
+        ("ignores per_list (always 30)", _solution_hybrid(binds="k, 30, rrf_k")),
+        ("ignores rrf_k (always 60)", _solution_hybrid(binds="k, per_list, 60")),
+        ("at most 10 rows, whatever k", _solution_hybrid(binds="min(k, 10), per_list, rrf_k")),
         # issue 22, item 11: SQLite runs it, Oracle does not; the portability check names it
         (
             "IFNULL instead of COALESCE (runs on SQLite only)",
-            _hybrid_p().replace("COALESCE(", "IFNULL("),
+            _solution_hybrid().replace("COALESCE(", "IFNULL("),
         ),
     ],
 }
@@ -469,7 +453,7 @@ ALWAYS_EQUAL = {
     "hybrid_rrf_search": [
         (
             "ids: the right ints, as a subclass that equals anything",
-            _hybrid_p(id_='_Agreeable(r["id"])', head=_EQ_INT),
+            _solution_hybrid(id_='_Agreeable(r["id"])', head=_EQ_INT),
         ),
     ],
 }

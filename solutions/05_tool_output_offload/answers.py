@@ -23,6 +23,7 @@ _LOG_ARGS = """    args = tool_args if isinstance(tool_args, str) else json.dump
 
 def _log(
     content="tool_output if tool_output else EMPTY_OUTPUT",
+    chars="len(tool_output)",
     kind="TOOL_OUTPUT_KIND",
     subject="tool_call_id",
     args="args",
@@ -36,7 +37,7 @@ def _log(
         {content},
         kind={kind},
         subject={subject},
-        metadata={{"tool_name": tool_name, "tool_args": {args}, "chars": len(tool_output),
+        metadata={{"tool_name": tool_name, "tool_args": {args}, "chars": {chars},
                   "empty": {empty}}},
         thread_id=thread_id,
     )
@@ -145,26 +146,22 @@ COVERED_BY = {
 
 # --- Answers at the visible checks' edge (WRONG, ALWAYS_EQUAL, VISIBLE) and correct ones
 
-_LOG = """def log_tool(thread_id, tool_call_id, tool_name, tool_args, tool_output):
-    args = tool_args if isinstance(tool_args, str) else json.dumps(tool_args, sort_keys=True)
-    return {wrap}(h.memory.add(
-        {content},
-        kind=TOOL_OUTPUT_KIND,
-        subject=tool_call_id,
-        metadata={{"tool_name": tool_name, "tool_args": args, "chars": {chars},
-                  "empty": not tool_output}},
-        thread_id=thread_id,
-    ))
-"""
+_WRONG_ON_PURPOSE = '    """Wrong on purpose: see the mutant\'s description."""\n'
 
 
-def _log_p(
+def _as_written(source: str) -> str:
+    """A template above as the solution writes it (without the mutants' docstring)."""
+    assert source.count(_WRONG_ON_PURPOSE) == 1
+    return source.replace(_WRONG_ON_PURPOSE, "")
+
+
+def _solution_log(
     content: str = "tool_output if tool_output else EMPTY_OUTPUT",
     chars: str = "len(tool_output)",
     wrap: str = "",
     head: str = "",
 ) -> str:
-    """log_tool with the correct parts, some replaced.
+    """log_tool as the solution writes it, some parts replaced.
 
     Args:
         content: The expression of the stored content.
@@ -172,29 +169,22 @@ def _log_p(
         wrap: A callable name wrapped around the returned id ("" for none).
         head: Code put before the function (a helper class).
     """
-    return head + _LOG.format(content=content, chars=chars, wrap=wrap)
+    one_line = _LOG_ARGS.replace(
+        "(\n        tool_args, sort_keys=True\n    )", "(tool_args, sort_keys=True)"
+    )
+    source = _as_written(_log(content=content, chars=chars, args_line=one_line))
+    source = source.replace("    return h.memory.add(", f"    return {wrap}(h.memory.add(")
+    before, _, after = source.rpartition("\n    )\n")
+    return head + before + "\n    ))\n" + after
 
 
-_FETCH = """def fetch_tool_output(tool_call_id):
-    found = h.memory.list(metadata_filter={find}, limit=1)
-    if not found:
-        return {{"error": {error}}}
-    memory = found[0]
-    return {{
-        "tool_name": memory.metadata.get("tool_name"),
-        "tool_args": memory.metadata.get("tool_args"),
-        "tool_output": {output},
-    }}
-"""
-
-
-def _fetch_p(
+def _solution_fetch(
     find: str = '{"kind": TOOL_OUTPUT_KIND, "subject": str(tool_call_id)}',
     error: str = 'f"no tool call with id {tool_call_id!r}"',
     output: str = '"" if memory.metadata.get("empty") else memory.content',
     head: str = "",
 ) -> str:
-    """fetch_tool_output with the correct parts, some replaced.
+    """fetch_tool_output as the solution writes it, some parts replaced.
 
     Args:
         find: The metadata_filter of the lookup.
@@ -202,7 +192,8 @@ def _fetch_p(
         output: The expression of the returned tool_output.
         head: Code put before the function (a helper class).
     """
-    return head + _FETCH.format(find=find, error=error, output=output)
+    missing = "return {" + f'"error": {error}' + "}"
+    return head + _as_written(_fetch(find=find, missing=missing, output=output))
 
 
 _EQ_STR = """class _Agreeable(str):
@@ -293,21 +284,21 @@ WRONG = {
     "log_tool": [
         (
             "strips whitespace from the output",
-            _log_p(content="tool_output.strip() or EMPTY_OUTPUT"),
+            _solution_log(content="tool_output.strip() or EMPTY_OUTPUT"),
         ),
         (
             "chars of the output without surrounding whitespace",
-            _log_p(chars="len(tool_output.strip())"),
+            _solution_log(chars="len(tool_output.strip())"),
         ),
     ],
     "fetch_tool_output": [
         (
             "the id quoted by hand, not with repr()",
-            _fetch_p(error="f\"no tool call with id '{tool_call_id}'\""),
+            _solution_fetch(error="f\"no tool call with id '{tool_call_id}'\""),
         ),
         (
             "empty told by the placeholder text, not by metadata empty",
-            _fetch_p(output='"" if memory.content == EMPTY_OUTPUT else memory.content'),
+            _solution_fetch(output='"" if memory.content == EMPTY_OUTPUT else memory.content'),
         ),
     ],
 }
@@ -315,20 +306,20 @@ WRONG = {
 #: that is graded has a visible check of its own): grade_id -> [(label, source)].
 VISIBLE = {
     "log_tool": [
-        ("chars counts UTF-8 bytes", _log_p(chars='len(tool_output.encode("utf-8"))')),
+        ("chars counts UTF-8 bytes", _solution_log(chars='len(tool_output.encode("utf-8"))')),
     ],
     "fetch_tool_output": [
-        ("does not filter on kind", _fetch_p(find='{"subject": str(tool_call_id)}')),
+        ("does not filter on kind", _solution_fetch(find='{"subject": str(tool_call_id)}')),
     ],
 }
 ALWAYS_EQUAL = {
     "log_tool": [
-        ("the id as an int that equals anything", _log_p(wrap="_Agreeable", head=_EQ_INT)),
+        ("the id as an int that equals anything", _solution_log(wrap="_Agreeable", head=_EQ_INT)),
     ],
     "fetch_tool_output": [
         (
             "the output cut to 600 characters and the error text, as strings that equal anything",
-            _fetch_p(
+            _solution_fetch(
                 error='_Agreeable("not found")',
                 output="_Agreeable(memory.content[:600])",
                 head=_EQ_STR,
@@ -337,7 +328,7 @@ ALWAYS_EQUAL = {
     ],
 }
 CORRECT = {
-    "log_tool": _log_p(head="", content="tool_output or EMPTY_OUTPUT").replace(
+    "log_tool": _solution_log(head="", content="tool_output or EMPTY_OUTPUT").replace(
         "json.dumps(tool_args, sort_keys=True)", "json.dumps(tool_args)"
     ),
     "fetch_tool_output": "def fetch_tool_output(tool_call_id):\n"

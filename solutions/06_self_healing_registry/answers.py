@@ -526,68 +526,26 @@ _SELECT_TWO_SORTS = """def select_tools(query, k=5, categories=None):
 """
 
 
-_STATS_p = '''def tool_stats(window_calls=20, window_minutes=60):
-    sql = """
-    WITH ran AS (
-        SELECT gen_ai_tool_name AS tool, id, success, duration_ms, error_message,
-               ROW_NUMBER() OVER (PARTITION BY gen_ai_tool_name ORDER BY id DESC) AS recency
-        FROM tool_telemetry
-        WHERE success IS NOT NULL AND started_at >= :since
-    ), windowed AS (
-        SELECT tool, id, success, duration_ms, error_message,
-               ROW_NUMBER() OVER (PARTITION BY tool ORDER BY duration_ms, id) AS speed_rank,
-               COUNT(*) OVER (PARTITION BY tool) AS n,
-               ROW_NUMBER() OVER (PARTITION BY tool, success ORDER BY id DESC) AS newest
-        FROM ran
-        WHERE __WINDOW__
-    )
-    SELECT tool,
-           COUNT(*) AS calls,
-           1.0 * SUM(success) / COUNT(*) AS success_rate,
-           MIN(CASE WHEN 100 * speed_rank >= 50 * n THEN duration_ms END) AS p50_ms,
-           MIN(CASE WHEN 100 * speed_rank >= 95 * n THEN duration_ms END) AS p95_ms,
-           __LAST_ERROR__ AS last_error
-    FROM windowed
-    GROUP BY tool
-    """
-    rows = h.backend.query(sql, window_binds(h, window_calls, window_minutes))
-    return [
-        {"tool": r["tool"], "calls": int(r["calls"]), "success_rate": float(r["success_rate"]),
-         "p50_ms": float(r["p50_ms"]), "p95_ms": float(r["p95_ms"]),
-         "last_error": r["last_error"]}
-        for r in rows
-    ]
-'''
+_WRONG_ON_PURPOSE = '    """Wrong on purpose: see the mutant\'s description."""\n'
+_LAST_ERROR = "MAX(CASE WHEN success = 0 AND newest = 1 THEN error_message END)"
 
 
-def _stats_p(
-    last_error: str = "MAX(CASE WHEN success = 0 AND newest = 1 THEN error_message END)",
-    window: str = "recency <= :window_calls",
-) -> str:
+def _as_written(source: str) -> str:
+    """A template above as the solution writes it (without the mutants' docstring)."""
+    assert source.count(_WRONG_ON_PURPOSE) == 1
+    return source.replace(_WRONG_ON_PURPOSE, "")
+
+
+def _solution_stats(last_error: str = _LAST_ERROR, window: str = "recency <= :window_calls") -> str:
     """tool_stats as the solution writes it, with the last error or the window replaced."""
-    return _STATS_p.replace("__LAST_ERROR__", last_error).replace("__WINDOW__", window)
+    return _as_written(_stats(_LAST_ERROR, last_error)).replace("recency <= :window_calls", window)
 
 
-_STATS_LIMIT = _stats_p(
+_STATS_LIMIT = _solution_stats(
     window="id IN (SELECT u.id FROM tool_telemetry u WHERE u.gen_ai_tool_name = ran.tool"
     " AND u.success IS NOT NULL AND u.started_at >= :since ORDER BY u.id DESC"
     " LIMIT :window_calls)"
 )
-
-
-_SELECT_p = """def select_tools(query, k=5, categories=None):
-    scored = []
-    for row in h.tools.candidates(query):
-        if __KEEP__ and row["category"] not in categories:
-            continue
-        if row["state"] == "open":
-            continue
-        track = (row["successes"] + 2) / (row["calls"] + 2)
-        speed = 1.0 if row["p50_ms"] is None else 1000 / (1000 + row["p50_ms"])
-        score = row["similarity"] - 0.10 * (1 - track) - 0.05 * (1 - speed)
-        scored.append((-score, row["name"]))
-    return [name for _, name in sorted(scored)[:k]]
-"""
 
 
 _DECIDE_POLICY = _DECIDE_CONSTANTS.replace("__RATE__", "policy.failure_rate").replace(
@@ -600,7 +558,7 @@ WRONG = {
     "tool_stats": [
         (
             "last_error: the failure message that sorts first, not the newest",
-            _stats_p(last_error="MIN(CASE WHEN success = 0 THEN error_message END)"),
+            _solution_stats(last_error="MIN(CASE WHEN success = 0 THEN error_message END)"),
         ),
     ],
 }
@@ -610,7 +568,7 @@ VISIBLE = {
     "tool_stats": [
         (
             "last_error: the failure message that sorts last, not the newest",
-            _stats_p(last_error="MAX(CASE WHEN success = 0 THEN error_message END)"),
+            _solution_stats(last_error="MAX(CASE WHEN success = 0 THEN error_message END)"),
         ),
         ("the window cut with LIMIT (runs on SQLite only)", _STATS_LIMIT),
     ],
@@ -644,7 +602,7 @@ VISIBLE = {
     "select_tools": [
         (
             "if categories: (an empty list keeps every tool)",
-            _SELECT_p.replace("__KEEP__", "categories"),
+            _as_written(_select("categories is not None and", "categories and")),
         ),
     ],
 }
