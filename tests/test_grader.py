@@ -1,7 +1,7 @@
 """`workshop grade` on synthetic submissions: correct, wrong, empty, mixed and hostile ones.
 
-The batch uses notebook 00 only (a copy of solutions/00_setup.ipynb as the instructor source)
-so it stays fast; the full series is exercised by bench/bench_grade.py and the probe tests.
+The batch uses notebook 00 only (a copy of solutions/00_setup/00_setup.ipynb as the instructor
+source) so it stays fast; the full series is exercised by bench/bench_grade.py and the probe tests.
 """
 
 from __future__ import annotations
