@@ -199,7 +199,7 @@ def without_solutions(tmp_path, monkeypatch):
     """This process as in a student distribution: no solutions/ beside the grader."""
     import grader.check
 
-    monkeypatch.setattr(grader.check, "ROOT", tmp_path / "no-instructor-material")
+    monkeypatch.setattr(grader.check, "SOLUTIONS", tmp_path / "no-instructor-material")
 
 
 def test_an_added_cell_is_watched_and_an_edit_is_named(tmp_path, template, without_solutions):
