@@ -49,17 +49,20 @@ def _run(args: list[str], cwd: Path, env: dict | None = None) -> tuple[float, fl
 
 
 def _submissions(base: Path, n: int) -> Path:
+    from grader.notebook_folders import notebook_paths
+
     submitted = base / "course" / "submitted"
     for i in range(n):
         folder = submitted / f"student{i:03d}" / "workshop"
         folder.mkdir(parents=True)
-        for nb in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        for nb in notebook_paths():
             shutil.copy(nb, folder / nb.name)
     return submitted
 
 
 def prepare_workshop() -> float:
     """What `workshop grade` builds once per library version; returns the seconds it took."""
+
     sys.path.insert(0, str(ROOT))
     from grader.caches import prepare_bytecode, prepare_embeddings, shared_template
     from grader.sources import load_sources
@@ -88,10 +91,12 @@ def bench_workshop(submitted: Path, out: Path, workers: int | None):
 
 def bench_nbgrader(base: Path, n: int) -> tuple[float, float, int]:
     """Time stock `nbgrader autograde`; return (seconds, CPU seconds, students full marks)."""
+    from grader.notebook_folders import notebook_paths
+
     course = base / "course"
     source = course / "source" / "workshop"
     source.mkdir(parents=True)
-    for nb in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+    for nb in notebook_paths():
         shutil.copy(nb, source / nb.name)
     shutil.copy(ROOT / "grader" / "nbgrader_config.py", course)
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -112,12 +117,14 @@ def bench_nbgrader(base: Path, n: int) -> tuple[float, float, int]:
 
 def main() -> None:
     """Run both graders and print the comparison."""
+    from grader.notebook_folders import notebook_paths
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=30, help="submissions (default 30)")
     parser.add_argument("--workers", type=int, default=None, help="workshop grade --workers")
     parser.add_argument("--skip-nbgrader", action="store_true", help="time workshop grade only")
     args = parser.parse_args()
-    notebooks = len(list((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")))
+    notebooks = len(notebook_paths())
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{args.n} submissions x {notebooks} notebooks, {os.cpu_count()} CPUs, load {load:.1f}")
     print(

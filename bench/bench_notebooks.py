@@ -64,8 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     import papermill
 
     from grader.grade import prepare_template
+    from grader.notebook_folders import notebook_paths
 
-    paths = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+    paths = notebook_paths()
     if args.notebooks:
         paths = [p for p in paths if any(p.stem.startswith(n) for n in args.notebooks)]
     print(_load())

@@ -8,7 +8,7 @@ inputs are hidden, they run at grading (the report says so).
 
 Where the instructor's notebooks are (``solutions/``, or ``--source``) the check takes the
 notebook asked from there, and only that one. Where they are not (a student distribution:
-the released notebooks and the installed package, no ``solutions/``, no ``grader/probes/``),
+the released notebooks and the installed package, no ``solutions/``),
 the released notebook itself is the source (:mod:`grader.from_release`). Either way it runs
 the cells up to the last check cell (the pre-built cells after it cannot change a verdict),
 and keeps what the run embedded for the next check of the same notebook: an attendee runs it
@@ -29,7 +29,7 @@ from grader.collect import Submission, match_notebook
 from grader.feedback import format_points, plain_text, redact
 from grader.from_release import source_from_release
 from grader.grade import CHECK_STEPS, GradeOptions, Grading, run_steps
-from grader.release import ROOT
+from grader.notebook_folders import SOLUTIONS, notebook_paths
 from grader.results import Status
 from grader.sandbox import Limits
 from grader.scoring import CellResult
@@ -74,8 +74,9 @@ def instructor_source(path: Path, source_dir: Path | None = None) -> Source | No
     Raises:
         GradingError: ``path`` is not one of them, or ``source_dir`` holds none.
     """
-    folder = Path(source_dir) if source_dir is not None else ROOT / "solutions"
-    names = sorted(p.stem for p in folder.glob("[0-9][0-9]_*.ipynb")) if folder.is_dir() else []
+    folder = Path(source_dir) if source_dir is not None else SOLUTIONS
+    paths = {p.stem: p for p in notebook_paths(folder)} if folder.is_dir() else {}
+    names = sorted(paths)
     if not names:
         if source_dir is not None:
             raise GradingError(f"no instructor notebooks (NN_name.ipynb) in {folder}")
@@ -86,7 +87,7 @@ def instructor_source(path: Path, source_dir: Path | None = None) -> Source | No
             f"{path.name} is not one of the workshop's notebooks ({', '.join(names)}); keep "
             "the file name it was handed out with"
         )
-    return load_source(folder / f"{name}.ipynb")
+    return load_source(paths[name])
 
 
 def check_notebook(

@@ -328,7 +328,7 @@ def _write_export(exports, fmt, grades, out, title, per_notebook, visibility, me
 def release(check: bool, force: bool) -> None:
     """Instructors: regenerate the student notebooks in notebooks/ from solutions/.
 
-    Writes notebooks/NN_name.ipynb for each solutions/NN_name.ipynb that is missing or out of
+    Writes notebooks/NN_name.ipynb for each solutions/NN_name/NN_name.ipynb missing or out of
     date (solutions cleared, hidden tests removed, no outputs), and removes numbered notebooks
     that have no source. A notebook already up to date is left alone, whatever an attendee did
     in it; one that is out of date and holds an attendee's work (TODO cells filled in, cells

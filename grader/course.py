@@ -9,8 +9,9 @@ exchange folder. :func:`prepare_course` makes them inside the project, in ``cour
 1. ``course/nbgrader_config.py``: ``grader/nbgrader_config.py`` plus the course's own root and
    exchange folder (absolute paths), so nbgrader finds them from any working directory once
    ``course/`` is on ``JUPYTER_CONFIG_PATH`` (``agent_harness.lab.lab_command`` puts it there);
-2. ``course/source/workshop/NN_name.ipynb``: copies of ``solutions/`` (refreshed when a
-   solution is newer; edit ``solutions/``, not the copies);
+2. ``course/source/workshop/NN_name.ipynb``: copies of the notebooks of ``solutions/``
+   (``solutions/NN_name/NN_name.ipynb``, refreshed when a solution is newer; edit
+   ``solutions/``, not the copies; the folders' probes and answers stay out of the course);
 3. ``course/gradebook.db`` and ``course/release/workshop/``: ``nbgrader generate_assignment
    workshop`` (run only when a source changed or the release is missing);
 4. ``course/exchange/``: the exchange folder (formgrader warns when it is missing).
@@ -24,6 +25,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from grader.notebook_folders import SOLUTIONS, notebook_paths
 
 __all__ = ["ASSIGNMENT", "Course", "prepare_course"]
 
@@ -70,7 +73,7 @@ def _copy_sources(source: Path, into: Path) -> bool:
     into.mkdir(parents=True, exist_ok=True)
     changed = False
     names = set()
-    for path in sorted(source.glob("[0-9][0-9]_*.ipynb")):
+    for path in notebook_paths(source):
         names.add(path.name)
         copy = into / path.name
         if not copy.exists() or copy.read_bytes() != path.read_bytes():
@@ -83,7 +86,7 @@ def _copy_sources(source: Path, into: Path) -> bool:
     return changed
 
 
-def prepare_course(root: Path = ROOT / "course", source: Path = ROOT / "solutions") -> Course:
+def prepare_course(root: Path = ROOT / "course", source: Path = SOLUTIONS) -> Course:
     """Make (or bring up to date) the course folder formgrader works on.
 
     Args:

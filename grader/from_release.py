@@ -1,7 +1,7 @@
 """What ``workshop check`` grades from in a student distribution: the released notebook itself.
 
 A course hands out the released notebooks only (nbgrader's release and fetch, a JupyterHub, a
-zip, a clone without ``solutions/``, ``tests/`` and ``grader/probes/``), so the instructor's
+zip, a clone without ``solutions/`` and ``tests/``), so the instructor's
 notebooks and the value checks are not there. The attendee's notebook still holds every check
 cell and pre-built cell, and release recorded in its metadata (``metadata.workshop.cells``) the
 digest of each of its code cells by cell id, TODO cells left out:

@@ -10,7 +10,7 @@ The one grading path, as ordered named steps (:data:`STEPS`, like nbgrader's con
    attendee added run in their place. Deleted, reordered, retyped or edited check cells
    change nothing;
 4. :mod:`grader.execute`: the runner executes the notebooks in the submission's sandbox
-   (:mod:`grader.sandbox`), then evaluates the probes (:mod:`grader.probes`);
+   (:mod:`grader.sandbox`), then evaluates the probes (:mod:`grader.value_checks`);
 5. :mod:`grader.scoring`: the probes' plain values are compared with the reference values of
    the instructor's solution, in the grader's process;
 6. :mod:`grader.report`: grades.csv, feedback pages, problems.txt.

@@ -1,5 +1,5 @@
-"""Generate the student notebooks in notebooks/ from the instructor sources in solutions/,
-without ever overwriting an attendee's work.
+"""Generate the student notebooks in notebooks/ from the instructor sources in solutions/
+(solutions/NN_name/NN_name.ipynb), without ever overwriting an attendee's work.
 
 The released notebook is made with the same steps as ``nbgrader generate_assignment`` (nbgrader's
 own preprocessors), without a course folder or a gradebook:
@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+
+from grader.notebook_folders import SOLUTIONS, notebook_paths
 
 __all__ = [
     "BACKUPS",
@@ -269,7 +271,7 @@ def _backup(path: Path, target: Path) -> Path:
 
 
 def release_all(
-    source: Path = ROOT / "solutions", target: Path = ROOT / "notebooks", force: bool = False
+    source: Path = SOLUTIONS, target: Path = ROOT / "notebooks", force: bool = False
 ) -> ReleaseReport:
     """Bring notebooks/ up to date with solutions/, keeping every attendee's work.
 
@@ -281,7 +283,7 @@ def release_all(
     """
     target.mkdir(parents=True, exist_ok=True)
     report = ReleaseReport()
-    sources = sorted(source.glob("[0-9][0-9]_*.ipynb"))
+    sources = notebook_paths(source)
     for path in sources:
         out = target / path.name
         released, text = _rendered(path)
@@ -297,7 +299,7 @@ def release_all(
             report.backups.append(_backup(out, target))
         out.write_text(text, encoding="utf-8")
         report.written.append(out)
-    names = {p.name for p in sources}
+    names = {f"{p.stem}.ipynb" for p in sources}
     for old in sorted(target.glob("[0-9][0-9]_*.ipynb")):
         if old.name in names:
             continue
@@ -312,17 +314,14 @@ def release_all(
     return report
 
 
-def stale_notebooks(
-    source: Path = ROOT / "solutions", target: Path = ROOT / "notebooks"
-) -> list[str]:
+def stale_notebooks(source: Path = SOLUTIONS, target: Path = ROOT / "notebooks") -> list[str]:
     """Names of student notebooks that are missing, out of date (:func:`differences`) or have
     no source any more."""
     stale = []
-    for path in sorted(source.glob("[0-9][0-9]_*.ipynb")):
+    sources = notebook_paths(source)
+    for path in sources:
         out = target / path.name
         if not out.exists() or differences(_read(out), _rendered(path)[0]):
             stale.append(path.name)
-    extra = {p.name for p in target.glob("[0-9][0-9]_*.ipynb")} - {
-        p.name for p in source.glob("[0-9][0-9]_*.ipynb")
-    }
+    extra = {p.name for p in target.glob("[0-9][0-9]_*.ipynb")} - {p.name for p in sources}
     return stale + sorted(extra)

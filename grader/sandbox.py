@@ -4,7 +4,7 @@ What a submission gets (Linux with bubblewrap):
 
 * a new mount namespace with a read-only view of the system libraries, the Python
   installation, the virtual environment and the ``agent_harness`` package only (a ``grader``
-  or ``solutions`` folder inside them, as a non-editable install puts ``grader/probes`` in
+  or ``solutions`` folder inside them, as a non-editable install puts ``grader`` in
   site-packages, is covered by an empty folder); a private ``/tmp`` of bounded size where
   every notebook runs in a fresh copy of the read-only prepared database. The solutions, the
   probes, the gradebook, the results and other submissions are not mounted;
@@ -129,7 +129,7 @@ def _python_paths() -> list[str]:
 
 def _hidden_paths(mounted: list[str]) -> list[str]:
     """Folders of the grader inside mounted folders (a non-editable install's site-packages
-    holds ``grader/probes``): the sandbox covers each with an empty read-only folder."""
+    holds ``grader``): the sandbox covers each with an empty read-only folder."""
     found = []
     for path in mounted:
         for name in HIDDEN_NAMES:

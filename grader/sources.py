@@ -1,6 +1,6 @@
 """The instructor's notebooks as grading reads them: released version, grade cells, probes.
 
-Every grade cell must have at least one value check (``grader/probes/nb_<notebook>.py``): a
+Every grade cell must have at least one value check (``solutions/NN_name/probes.py``): a
 grade cell without one would be scored by its visible checks alone, which run in the
 student's process, so :func:`load_sources` refuses to grade such a notebook and names what to
 write.
@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 
 from grader.cache_paths import hidden_markers, released_notebook
-from grader.release import ROOT
+from grader.notebook_folders import SOLUTIONS, notebook_paths
 from grader.value_checks import Probe, ProbeModuleError, probes_for
 
 __all__ = [
@@ -99,13 +99,13 @@ def _check_probes(name: str, grade_cells, probes: dict) -> None:
     if without:
         problems.append(
             f"{name}: grade cells without a value check: {', '.join(without)}. Every grade "
-            f"cell needs at least one probe in grader/probes/nb_{name}.py (PROBES[grade_id]); "
+            f"cell needs at least one probe in solutions/{name}/probes.py (PROBES[grade_id]); "
             "its visible checks alone run in the student's process and a patched assert would "
             "earn its points"
         )
     if unknown:
         problems.append(
-            f"{name}: grader/probes/nb_{name}.py has probes for cells the notebook does not "
+            f"{name}: solutions/{name}/probes.py has probes for cells the notebook does not "
             f"grade: {', '.join(unknown)} (a renamed grade_id?)"
         )
     if problems:
@@ -119,7 +119,7 @@ def load_source(path: Path) -> Source:
     released = released_notebook(path)
     grade_cells = _grade_cells(nb)
     try:
-        probes = probes_for(path.stem)
+        probes = probes_for(path)
     except ProbeModuleError as e:
         raise GradingError(f"nothing was graded: {e}") from e
     _check_probes(path.stem, grade_cells, probes)
@@ -127,16 +127,19 @@ def load_source(path: Path) -> Source:
 
 
 def load_sources(folder: Path | None = None) -> list[Source]:
-    """The instructor's notebooks (``solutions/`` by default), in order.
+    """The instructor's notebooks (``solutions/`` by default; :mod:`grader.notebook_folders`), in
+    order.
 
     Raises:
         GradingError: no notebooks, a probe module that does not import, or a grade cell
             without a value check.
     """
-    folder = Path(folder or ROOT / "solutions")
-    paths = sorted(folder.glob("[0-9][0-9]_*.ipynb"))
+    folder = Path(folder or SOLUTIONS)
+    paths = notebook_paths(folder)
     if not paths:
-        raise GradingError(f"no instructor notebooks (NN_name.ipynb) in {folder}")
+        raise GradingError(
+            f"no instructor notebooks (NN_name/NN_name.ipynb or NN_name.ipynb) in {folder}"
+        )
     return [load_source(path) for path in paths]
 
 

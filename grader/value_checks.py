@@ -1,18 +1,32 @@
 """Value checks ("probes"): what one is, where a notebook's are found, how values compare.
 
-The value checks themselves, one module per notebook, are ``PROBES`` of
-``grader/probes/nb_<notebook>.py`` (see :mod:`grader.probes`, which says how they run). This
-module holds what grading needs besides them, so that ``workshop check`` runs where the probes
-are not (a student distribution has no ``grader/probes/``): there it judges the visible checks
-only, and :func:`probes_for` finds none.
+A probe is a piece of Python run after the notebook's cells, in the notebook's namespace; it
+sets ``value``. The runner turns ``value`` into plain data (exact built-in types only; any other
+object becomes ``{"__object__": type name}``) and the grader compares it with the value the same
+probe gave on the instructor's solution. ``outcome(fn, *args)`` gives ``["ok", value]`` or
+``["raised", "ValueError"]``. A grade cell earns its points only when its visible checks pass
+in the student's process AND every probe of the cell equals the reference, so always-equal
+objects, patched asserts and printed fake results earn nothing.
+
+A notebook's probes are ``PROBES`` of ``probes.py`` in its folder,
+``solutions/NN_name/probes.py`` (:mod:`grader.notebook_folders`). They live with the
+instructor's notebook, never in the sandbox (a ``solutions`` or ``grader`` folder inside what
+the sandbox mounts is covered by an empty one): the student's process sees a probe only while
+it runs, one at a time after all cells ran, and nothing it does then reaches the feedback (a
+failing probe shows the instructor's message, not the student's output). A probe file that
+exists but does not import is an error (:class:`ProbeModuleError`), never "no probes": that
+would silently drop every value check of the notebook. Where there is no probe file (a
+student distribution has no ``solutions/``) :func:`probes_for` finds none, and ``workshop
+check`` judges the visible checks only.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
 from dataclasses import dataclass
+from pathlib import Path
+
+from grader.notebook_folders import load_file, probes_file
 
 __all__ = ["Probe", "ProbeModuleError", "probes_for", "same"]
 
@@ -41,24 +55,22 @@ class ProbeModuleError(RuntimeError):
     """A probe module exists but cannot be used (it does not import, or has no PROBES)."""
 
 
-def probes_for(notebook: str) -> dict[str, list[Probe]]:
-    """The probes of a notebook by grade_id (empty when the notebook has no probe module).
+def probes_for(notebook: Path) -> dict[str, list[Probe]]:
+    """The probes of the instructor notebook ``notebook`` by grade_id (empty when it has no
+    probe file, :func:`grader.notebook_folders.probes_file`).
 
     Raises:
-        ProbeModuleError: the module exists but raises on import, or its ``PROBES`` is not a
+        ProbeModuleError: the file exists but raises on import, or its ``PROBES`` is not a
             dict of lists of :class:`Probe`.
     """
-    name = f"grader.probes.nb_{notebook}"
-    try:
-        if importlib.util.find_spec(name) is None:
-            return {}
-    except ModuleNotFoundError:  # no grader/probes/ at all: a student distribution
+    path = probes_file(notebook)
+    if not path.is_file():  # no solutions/ at all: a student distribution
         return {}
     try:
-        module = importlib.import_module(name)
-    except Exception as e:  # any import error: say which module and why, never drop it
+        module = load_file(path)
+    except Exception as e:  # any import error: say which file and why, never drop it
         raise ProbeModuleError(
-            f"the probe module {name} does not import ({type(e).__name__}: {e}); fix it: "
+            f"the probe file {path} does not import ({type(e).__name__}: {e}); fix it: "
             "without it no value check of the notebook would run"
         ) from e
     probes = getattr(module, "PROBES", None)
@@ -66,7 +78,7 @@ def probes_for(notebook: str) -> dict[str, list[Probe]]:
         isinstance(items, list) and all(isinstance(p, Probe) for p in items)
         for items in probes.values()
     ):
-        raise ProbeModuleError(f"{name}.PROBES must be a dict of grade_id -> list of Probe")
+        raise ProbeModuleError(f"{path}: PROBES must be a dict of grade_id -> list of Probe")
     return probes
 
 

@@ -186,12 +186,13 @@ def student_notebook_runs(template, tmp_path_factory):
     tests of a notebook go to one worker, :data:`SHARES_UNITS_WITH`); read it, never change it."""
     import nbformat
 
-    from grader.release import ROOT, release_notebook
+    from grader.notebook_folders import notebook_path
+    from grader.release import release_notebook
     from tests.jupyter_grading import execute
 
     class Runs(dict):
         def __missing__(self, name: str):
-            source = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
+            source = nbformat.read(notebook_path(name), as_version=4)
             workdir = tmp_path_factory.mktemp(f"student-{name}")
             self[name] = execute(release_notebook(source), workdir, template, timeout_cell=120)
             return self[name]

@@ -60,9 +60,9 @@ def test_open_fill_in_save_then_release_keeps_the_work(classroom, tmp_path):
     assert (target / "00_setup.ipynb").read_text() == saved
 
     # the instructor changes the notebook's text: release refuses, then backs up with force
-    nb = nbformat.read(source / "00_setup.ipynb", as_version=4)
+    nb = nbformat.read(source / "00_setup" / "00_setup.ipynb", as_version=4)
     nb.cells[0].source += "\n\nOne more sentence."
-    nbformat.write(nb, source / "00_setup.ipynb")
+    nbformat.write(nb, source / "00_setup" / "00_setup.ipynb")
     assert stale_notebooks(source, target) == ["00_setup.ipynb"]
     report = release_all(source, target)
     assert list(report.refused) == ["00_setup.ipynb"]

@@ -16,9 +16,10 @@ import nbformat
 import pytest
 
 from agent_harness.workshop import call_todo
-from grader.release import ROOT, release_notebook
+from grader.notebook_folders import answers, notebook_path
+from grader.release import release_notebook
 
-NOTEBOOK = ROOT / "solutions" / "07_progressive_disclosure.ipynb"
+NOTEBOOK = notebook_path("07_progressive_disclosure")
 
 
 def _mutating_disclose(offered, tool_name, arguments, unlocks):
@@ -96,18 +97,13 @@ def test_the_no_mutation_check_catches_it():
 
 
 def _mutant(stem: str, label: str) -> str:
-    """The source of a plausible wrong answer of tests/notebook_mutants/<stem>.py."""
-    import importlib.util
-
-    path = ROOT / "tests" / "notebook_mutants" / f"{stem}.py"
-    spec = importlib.util.spec_from_file_location(f"mutants_{stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """The source of a plausible wrong answer (MUTANTS of solutions/<stem>/answers.py)."""
+    module = answers(stem)
     return next(src for items in module.MUTANTS.values() for text, src in items if text == label)
 
 
 def _check_cells(stem: str) -> dict[str, str]:
-    nb = release_notebook(nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4))
+    nb = release_notebook(nbformat.read(notebook_path(stem), as_version=4))
     return {
         c.metadata["nbgrader"]["grade_id"]: c.source
         for c in nb.cells

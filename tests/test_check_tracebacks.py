@@ -11,7 +11,6 @@ and hold no ``finally``; these tests read the cells, and run notebooks in a real
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
 import time
 from pathlib import Path
@@ -19,11 +18,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.release import ROOT, release_notebook
+from grader.notebook_folders import answers, notebook_paths
+from grader.release import release_notebook
 from tests.jupyter_grading import execute
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+SOLUTIONS = notebook_paths()
 CLEAN_UP = re.compile(
     r"_tidy\(|_drop|_restore\(|del h\.|= _real\b|\bfinally\b|memory\.delete\(|undefine\("
 )
@@ -66,11 +66,8 @@ def _frames(traceback: list[str]) -> list[tuple[str, str | None]]:
 
 
 def _mutants(name: str):
-    path = ROOT / "tests" / "notebook_mutants" / "probe_only.py"
-    spec = importlib.util.spec_from_file_location("probe_only_for_tracebacks", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.VISIBLE.get(name, {})
+    """The VISIBLE wrong answers of a notebook's answers.py."""
+    return getattr(answers(name), "VISIBLE", {})
 
 
 def _notebook(path: Path, wrong: bool):

@@ -1,7 +1,7 @@
 """`workshop grade` on synthetic submissions: correct, wrong, empty, mixed and hostile ones.
 
-The batch uses notebook 00 only (a copy of solutions/00_setup.ipynb as the instructor source)
-so it stays fast; the full series is exercised by bench/bench_grade.py and the probe tests.
+The batch uses notebook 00 only (a copy of solutions/00_setup/00_setup.ipynb as the instructor
+source) so it stays fast; the full series is exercised by bench/bench_grade.py and the probe tests.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader.grade import grade_batch
+from grader.notebook_folders import notebook_path
 from grader.release import ROOT
 from grader.sandbox import Limits, bwrap_available
 from tests.deadlines import PATIENCE_S
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="workshop grade runs on Linux and macOS (WSL on Windows)"
 )
 
-SOLUTION = nbformat.read(ROOT / "solutions" / "00_setup.ipynb", as_version=4)
+SOLUTION = nbformat.read(notebook_path("00_setup"), as_version=4)
 RELEASED = nbformat.read(ROOT / "notebooks" / "00_setup.ipynb", as_version=4)
 ANSWER_ID = next(
     c.metadata["nbgrader"]["grade_id"]
@@ -37,7 +38,7 @@ ANSWER_ID = next(
 )
 CORRECT = next(c.source for c in SOLUTION.cells if c.metadata.get("nbgrader", {}).get("solution"))
 BODY = CORRECT.split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]
-SOLUTIONS_FILE = str(ROOT / "solutions" / "00_setup.ipynb")
+SOLUTIONS_FILE = str(notebook_path("00_setup"))
 
 
 def _fn(body: str) -> str:
@@ -133,7 +134,7 @@ def batch(tmp_path_factory):
     base = tmp_path_factory.mktemp("grading")
     source = base / "source"
     source.mkdir()
-    shutil.copy(ROOT / "solutions" / "00_setup.ipynb", source / "00_setup.ipynb")
+    shutil.copy(notebook_path("00_setup"), source / "00_setup.ipynb")
     subs = base / "submitted"
     out = base / "results"
     targets = [

@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from grader.check import check_notebook, format_report
 from grader.grade import grade_batch
+from grader.notebook_folders import notebook_path
 from grader.release import ROOT
 from grader.sandbox import Limits
 
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="workshop grade runs on Linux and macOS (WSL on Windows)"
 )
 
-SOLUTION = nbformat.read(ROOT / "solutions" / "00_setup.ipynb", as_version=4)
+SOLUTION = nbformat.read(notebook_path("00_setup"), as_version=4)
 RELEASED = nbformat.read(ROOT / "notebooks" / "00_setup.ipynb", as_version=4)
 CORRECT = next(c.source for c in SOLUTION.cells if c.metadata.get("nbgrader", {}).get("solution"))
 HEAD = "def top_carriers_by_teu(n):\n"
@@ -104,7 +105,7 @@ def batch(tmp_path_factory, template):
     base = tmp_path_factory.mktemp("attendees")
     source = base / "source"
     source.mkdir()
-    shutil.copy(ROOT / "solutions" / "00_setup.ipynb", source)
+    shutil.copy(notebook_path("00_setup"), source)
     subs, out = base / "submitted", base / "results"
     for student, (todo, extras) in CASES.items():
         folder = subs / student / "workshop"

@@ -21,11 +21,12 @@ import pytest
 
 from grader.answers import AddedCell, Answers
 from grader.execute import run_notebooks
-from grader.probes import Probe
+from grader.notebook_folders import notebook_path
 from grader.release import ROOT, release_notebook
 from grader.sandbox import Limits, Sandbox, bwrap_available
 from grader.scoring import score_notebook
 from grader.sources import GradingError, Source
+from grader.value_checks import Probe
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="workshop grade runs on Linux and macOS (WSL on Windows)"
@@ -268,15 +269,18 @@ def _leak_probe(extra_paths: list[str]) -> str:
         import importlib.util, os, sys
         LEAKED = []
         try:
-            import grader.probes.nb_00_setup as _p
-            LEAKED.append("import grader.probes")
+            import grader.notebook_folders as _folders
+
+            _folders.answers("00_setup")
+            LEAKED.append("grader.notebook_folders.answers")
         except Exception:
             pass
         candidates = {extra_paths!r}
         for entry in list(sys.path) + [os.path.dirname(os.__file__)]:
             for up in (entry, os.path.dirname(entry), os.path.dirname(os.path.dirname(entry))):
                 candidates.append(os.path.join(up, "grader", "probes", "nb_00_setup.py"))
-                candidates.append(os.path.join(up, "solutions", "00_setup.ipynb"))
+                candidates.append(os.path.join(up, "solutions", "00_setup", "probes.py"))
+                candidates.append(os.path.join(up, "solutions", "00_setup", "00_setup.ipynb"))
         for path in candidates:
             try:
                 with open(path, encoding="utf-8") as f:
@@ -292,7 +296,7 @@ def _leak_probe(extra_paths: list[str]) -> str:
 def test_probes_are_not_readable_from_the_source_tree_install(tmp_path, reference):
     """Item 18.12, editable/source-tree case: the project's grader/ and solutions/ are not
     mounted, whatever path or import a submission tries."""
-    paths = [str(ROOT / "grader" / "probes" / "nb_00_setup.py"), str(ROOT / "solutions")]
+    paths = [str(notebook_path("00_setup").parent / "probes.py"), str(ROOT / "solutions")]
     added = [(0, _leak_probe(paths)), (2, "assert LEAKED == [], LEAKED\n")]
     (run,) = _run(tmp_path, [_answers(RIGHT, added)])
     assert run.errors == {}, run.errors
@@ -300,8 +304,9 @@ def test_probes_are_not_readable_from_the_source_tree_install(tmp_path, referenc
 
 @NEEDS_BWRAP
 def test_probes_are_not_readable_from_a_non_editable_install(tmp_path, reference, monkeypatch):
-    """Item 18.12, non-editable case: site-packages holds grader/probes (the wheel ships it) and
-    the sandbox mounts site-packages: the grader folder is covered inside the sandbox."""
+    """Item 18.12, non-editable case: the sandbox mounts site-packages, and the grader folder in
+    it is covered inside the sandbox (the wheel ships no probes since they live in solutions/;
+    a probe file put inside the installed package, as older wheels had, stays unreadable)."""
     import grader.sandbox as sandbox_module
 
     site = tmp_path / "site-packages"
@@ -309,6 +314,8 @@ def test_probes_are_not_readable_from_a_non_editable_install(tmp_path, reference
     real = sandbox_module._python_paths
     monkeypatch.setattr(sandbox_module, "_python_paths", lambda: [*real(), str(site)])
     probe_file = site / "grader" / "probes" / "nb_00_setup.py"
+    probe_file.parent.mkdir(exist_ok=True)
+    shutil.copy(notebook_path("00_setup").parent / "probes.py", probe_file)
     added = [(0, _leak_probe([str(probe_file)])), (2, "assert LEAKED == [], LEAKED\n")]
     (run,) = _run(tmp_path, [_answers(RIGHT, added)])
     assert run.errors == {}, run.errors
@@ -343,25 +350,23 @@ def test_the_runner_sets_its_limits_and_no_preexec_fn_is_used(tmp_path, referenc
 
 
 def test_a_probe_module_that_does_not_import_stops_grading(tmp_path, monkeypatch):
-    """Item 18.13: an import error inside a probe module is an error naming it, not 'no
+    """Item 18.13: an import error inside a probe file is an error naming it, not 'no
     probes' (which silently dropped every value check of the notebook)."""
-    from grader import probes
     from grader.sources import load_source
 
-    package = tmp_path / "pkg"
-    (package / "grader" / "probes").mkdir(parents=True)
-    (package / "grader" / "probes" / "nb_00_setup.py").write_text("import not_a_module_xyz\n")
-    monkeypatch.setattr(probes, "__path__", [str(package / "grader" / "probes")])
-    monkeypatch.delitem(sys.modules, "grader.probes.nb_00_setup", raising=False)
-    with pytest.raises(GradingError, match="nb_00_setup does not import.*not_a_module_xyz"):
-        load_source(ROOT / "solutions" / "00_setup.ipynb")
+    folder = tmp_path / "solutions" / "00_setup"
+    folder.mkdir(parents=True)
+    shutil.copy(notebook_path("00_setup"), folder)
+    (folder / "probes.py").write_text("import not_a_module_xyz\n")
+    with pytest.raises(GradingError, match="00_setup/probes.py does not import.*not_a_module_xyz"):
+        load_source(folder / "00_setup.ipynb")
 
 
 def test_a_grade_cell_without_a_probe_is_refused(tmp_path):
     """Item 18.13: grading refuses a grade cell that has no value check, naming it."""
     from grader.sources import load_sources
 
-    nb = nbformat.read(ROOT / "solutions" / "00_setup.ipynb", as_version=4)
+    nb = nbformat.read(notebook_path("00_setup"), as_version=4)
     extra = nbformat.v4.new_code_cell("assert True")
     extra.metadata["nbgrader"] = {"grade": True, "grade_id": "no_probe_here", "points": 1.0}
     nb.cells.append(extra)

@@ -1,4 +1,4 @@
-"""The grader's value checks (grader/probes/) catch what the hidden tests catch.
+"""The grader's value checks (solutions/<notebook>/probes.py) catch what the hidden tests catch.
 
 ``workshop grade`` runs every grade cell WITHOUT its hidden region and compares the probes'
 values on a submission with their values on the instructor's solution. These tests send
@@ -7,11 +7,11 @@ notebook per run, and check that:
 
 1. every grade cell of every notebook has probes;
 2. the instructor's solutions score full marks, every probe giving a value;
-3. every plausible wrong answer of tests/notebook_mutants/<notebook>.py scores 0 on the grade
-   cell that checks it (there, without the hidden tests), and a probe alone tells it from the
-   solution (except the few mutants about how the code is written: VISIBLE_ONLY);
+3. every plausible wrong answer (``MUTANTS`` of solutions/<notebook>/answers.py) scores 0 on
+   the grade cell that checks it (there, without the hidden tests), and a probe alone tells it
+   from the solution (except the few mutants about how the code is written: VISIBLE_ONLY);
 4. answers that pass the visible checks but are wrong on hidden inputs score 0, by a failed
-   value check (tests/notebook_mutants/probe_only.py, ``WRONG``);
+   value check (``WRONG`` of the same file);
 5. look-alike objects (``__eq__`` always True, subclasses of built-in types) score 0 the same
    way (``ALWAYS_EQUAL``);
 
@@ -21,7 +21,6 @@ than the hidden tests and their values do not change from one run to the next.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -36,16 +35,15 @@ from grader.grade import (
     load_sources,
     score_notebook,
 )
-from grader.probes import same
-from grader.release import ROOT
+from grader.notebook_folders import answers
 from grader.results import GradeRow
+from grader.value_checks import same
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="workshop grade runs on Linux and macOS (WSL on Windows)"
 )
 
 SOURCES = {source.name: source for source in load_sources()}
-MUTANTS_DIR = ROOT / "tests" / "notebook_mutants"
 TIMEOUT_CELL, TIMEOUT_NOTEBOOK = 60.0, 300.0
 # Mutants about HOW the code is written, which only the visible checks can see (they watch the
 # statements sent and read the function's source); their values are right.
@@ -55,15 +53,18 @@ VISIBLE_ONLY = {
 }
 
 
-def _module(path: Path):
-    """Import a mutants file by path (tests/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(f"mutants_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _tables(name: str, empty) -> dict:
+    """The table ``name`` of every notebook's answers.py (solutions/<notebook>/answers.py), by
+    notebook, leaving out the notebooks that have none."""
+    found = {notebook: getattr(answers(notebook), name, empty) for notebook in SOURCES}
+    return {notebook: table for notebook, table in found.items() if table}
 
 
-PROBE_ONLY = _module(MUTANTS_DIR / "probe_only.py")
+MUTANTS, WRONG, ALWAYS_EQUAL, VISIBLE, CORRECT, COVERED_BY = (
+    _tables(name, {})
+    for name in ("MUTANTS", "WRONG", "ALWAYS_EQUAL", "VISIBLE", "CORRECT", "COVERED_BY")
+)
+MORE_CORRECT = _tables("MORE_CORRECT", [])
 
 
 def _meta(cell) -> dict:
@@ -137,17 +138,17 @@ def _source(name: str, until: str | None) -> Source:
     return SOURCES[name] if until is None else cut_after(SOURCES[name], until)
 
 
-def _wrong_cases(kind: str, table: dict, covered_by: dict | None = None) -> list[Case]:
+def _wrong_cases(kind: str, table: dict) -> list[Case]:
     """Cases from ``{notebook: {solution grade_id: [(label, source), ...]}}``; a case must score
-    0 on the grade cell ``covered_by[label]`` (default: the TODO's first grade cell)."""
-    covered_by = covered_by or {}
+    0 on the grade cell of its notebook's ``COVERED_BY[label]`` (default: the TODO's first grade
+    cell)."""
     return [
         Case(
             kind,
             name,
             label,
             {grade_id: source},
-            covered_by.get(label) or _checks_of(SOURCES[name], grade_id),
+            COVERED_BY.get(name, {}).get(label) or _checks_of(SOURCES[name], grade_id),
         )
         for name, by_id in table.items()
         for grade_id, items in by_id.items()
@@ -155,32 +156,16 @@ def _wrong_cases(kind: str, table: dict, covered_by: dict | None = None) -> list
     ]
 
 
-def _mutant_cases() -> list[Case]:
-    """The cases of tests/notebook_mutants/<notebook>.py (MUTANTS), every notebook."""
-    cases = []
-    for name in SOURCES:
-        path = MUTANTS_DIR / f"{name}.py"
-        if path.exists():
-            module = _module(path)
-            covered = getattr(module, "COVERED_BY", {})
-            cases += _wrong_cases("mutant", {name: module.MUTANTS}, covered)
-    return cases
-
-
-MUTANT_CASES = _mutant_cases()
-WRONG_CASES = _wrong_cases("wrong", PROBE_ONLY.WRONG, getattr(PROBE_ONLY, "COVERED_BY", {}))
-ALWAYS_EQUAL_CASES = _wrong_cases(
-    "always_equal", PROBE_ONLY.ALWAYS_EQUAL, getattr(PROBE_ONLY, "COVERED_BY", {})
-)
-VISIBLE_CASES = _wrong_cases(
-    "visible", getattr(PROBE_ONLY, "VISIBLE", {}), getattr(PROBE_ONLY, "COVERED_BY", {})
-)
+MUTANT_CASES = _wrong_cases("mutant", MUTANTS)
+WRONG_CASES = _wrong_cases("wrong", WRONG)
+ALWAYS_EQUAL_CASES = _wrong_cases("always_equal", ALWAYS_EQUAL)
+VISIBLE_CASES = _wrong_cases("visible", VISIBLE)
 CORRECT_CASES = [
     Case("correct", name, "other correct answers", dict(replaced))
-    for name, replaced in PROBE_ONLY.CORRECT.items()
+    for name, replaced in CORRECT.items()
 ] + [
     Case("correct", name, label, dict(replaced))
-    for name, items in getattr(PROBE_ONLY, "MORE_CORRECT", {}).items()
+    for name, items in MORE_CORRECT.items()
     for label, replaced in items
 ]
 CASES = MUTANT_CASES + WRONG_CASES + ALWAYS_EQUAL_CASES + VISIBLE_CASES + CORRECT_CASES
@@ -281,10 +266,10 @@ def test_every_grade_cell_has_probes(name):
 
 @pytest.mark.parametrize("name", list(SOURCES))
 def test_every_todo_has_probe_only_cases(name):
-    wrong = PROBE_ONLY.WRONG.get(name, {}), getattr(PROBE_ONLY, "VISIBLE", {}).get(name, {})
+    wrong = WRONG.get(name, {}), VISIBLE.get(name, {})
     assert sum(len(items) for table in wrong for items in table.values()) >= 2, name
     for grade_id in _solutions(SOURCES[name]):
-        assert grade_id in PROBE_ONLY.CORRECT.get(name, {}), (name, grade_id, "CORRECT")
+        assert grade_id in CORRECT.get(name, {}), (name, grade_id, "CORRECT")
 
 
 @pytest.mark.parametrize("name", list(SOURCES))
@@ -292,27 +277,27 @@ def test_every_todo_has_three_differently_written_correct_answers(name):
     """Issue 11: at least three other correct answers per TODO (CORRECT and MORE_CORRECT),
     each written differently, so the checks are shown not to demand one way of writing it."""
     for grade_id in _solutions(SOURCES[name]):
-        answers = [PROBE_ONLY.CORRECT.get(name, {}).get(grade_id)] + [
-            replaced.get(grade_id)
-            for _, replaced in getattr(PROBE_ONLY, "MORE_CORRECT", {}).get(name, [])
+        found = [CORRECT.get(name, {}).get(grade_id)] + [
+            replaced.get(grade_id) for _, replaced in MORE_CORRECT.get(name, [])
         ]
-        answers = {" ".join(a.split()) for a in answers if a}
-        assert len(answers) >= 3, f"{name}/{grade_id}: {len(answers)} other correct answers"
+        found = {" ".join(a.split()) for a in found if a}
+        assert len(found) >= 3, f"{name}/{grade_id}: {len(found)} other correct answers"
 
 
 def test_the_covering_cells_exist():
-    """Every COVERED_BY entry of probe_only.py names a case and a grade cell of its TODO."""
-    labels = {
-        label
-        for table in (PROBE_ONLY.WRONG, PROBE_ONLY.ALWAYS_EQUAL, getattr(PROBE_ONLY, "VISIBLE", {}))
-        for by_id in table.values()
-        for items in by_id.values()
-        for label, _ in items
-    }
-    grade_ids = {g for source in SOURCES.values() for g, _ in source.grade_cells}
-    for label, grade_id in getattr(PROBE_ONLY, "COVERED_BY", {}).items():
-        assert label in labels, f"COVERED_BY names an unknown case: {label!r}"
-        assert grade_id in grade_ids, f"{label!r}: no grade cell {grade_id}"
+    """Every COVERED_BY entry of a notebook's answers.py names one of its wrong answers and one
+    of its grade cells."""
+    for name, covered in COVERED_BY.items():
+        labels = {
+            label
+            for table in (MUTANTS, WRONG, ALWAYS_EQUAL, VISIBLE)
+            for items in table.get(name, {}).values()
+            for label, _ in items
+        }
+        grade_ids = {g for g, _ in SOURCES[name].grade_cells}
+        for label, grade_id in covered.items():
+            assert label in labels, f"{name}: COVERED_BY names an unknown case: {label!r}"
+            assert grade_id in grade_ids, f"{name}: {label!r}: no grade cell {grade_id}"
 
 
 # --- 2. the reference ---------------------------------------------------------------------------

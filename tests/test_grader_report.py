@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from grader import files, report
+from grader.notebook_folders import notebook_path
 from grader.results import COLUMNS, STATUSES, GradeRow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -298,8 +299,8 @@ def course(tmp_path_factory) -> Path:
     course = tmp_path_factory.mktemp("course")
     (course / "source" / "workshop").mkdir(parents=True)
     shutil.copy(ROOT / "grader" / "nbgrader_config.py", course)
-    for name in ("00_setup.ipynb", "02_retrieval.ipynb"):
-        shutil.copy(ROOT / "solutions" / name, course / "source" / "workshop")
+    for name in ("00_setup", "02_retrieval"):
+        shutil.copy(notebook_path(name), course / "source" / "workshop")
     _nbgrader(["generate_assignment", "workshop", "--force"], course)
     return course
 

@@ -21,10 +21,10 @@ from grader.grade import (
     read_answers,
     score_notebook,
 )
-from grader.probes import Probe
 from grader.release import release_notebook
 from grader.results import GradeRow, Status
 from grader.sources import hidden_pattern
+from grader.value_checks import Probe
 
 SOURCES = {source.name: source for source in load_sources()}
 

@@ -17,12 +17,13 @@ import pytest
 
 from agent_harness.lab import ATTENDEE_CONFIG, lab_command
 from grader.course import ASSIGNMENT, prepare_course
+from grader.notebook_folders import notebook_paths
 from grader.release import ROOT
 from tests.deadlines import PATIENCE_S
 from tests.jupyterlab_browser import TOKEN, running_lab
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="nbgrader's exchange: POSIX")
-NOTEBOOKS = sorted(p.name for p in (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = sorted(p.name for p in notebook_paths())
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ from agent_harness.kit.plan import plan_kit
 from agent_harness.kit.sources import DistFile, LocalFiles, fetch
 from agent_harness.kit.targets import wheel_rank
 from agent_harness.kit.verify import verify_kit
+from grader.notebook_folders import notebook_path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.lock"
@@ -564,7 +565,7 @@ def test_a_notebook_runs_with_papermill_with_no_network(attendee, tmp_path):
     papermill = workshop / ".venv" / "bin" / "papermill"
     out = tmp_path / "00_setup.ipynb"
     # the attendee's kit carries no solutions: the instructor's notebook, in the kit's install
-    solution = ROOT / "solutions" / "00_setup.ipynb"
+    solution = notebook_path("00_setup")
     run = subprocess.run(
         [*NO_NETWORK, str(papermill), str(solution), str(out), "-p", "backend",
          "embedded", "-p", "llm_mode", "offline", "--no-progress-bar"],
@@ -578,13 +579,18 @@ def test_a_notebook_runs_with_papermill_with_no_network(attendee, tmp_path):
 
 def test_an_attendees_kit_leaves_the_instructors_material_out(tmp_path):
     """A kit handed to the attendees of a graded course must not carry the answers: the
-    project's source in it has no solutions/, grader/probes/, tests/ or bench/ unless the
-    instructor asks (``--instructor``); what the attendee needs is there."""
+    project's source in it has no solutions/ (solutions, probes, answers), tests/ or bench/
+    unless the instructor asks (``--instructor``); what the attendee needs is there."""
     from agent_harness.kit.build import INSTRUCTOR_ONLY, _source_files
 
     attendee, instructor = _source_files(tmp_path), _source_files(tmp_path, instructor=True)
     assert [n for n in attendee if n.startswith(INSTRUCTOR_ONLY)] == []
-    for folder in ("solutions/", "grader/probes/", "tests/", "bench/"):
+    for folder in (
+        "solutions/00_setup/probes.py",
+        "solutions/00_setup/answers.py",
+        "tests/",
+        "bench/",
+    ):
         assert any(n.startswith(folder) for n in instructor), folder
     for needed in ("setup/bootstrap.py", "requirements.lock", "pyproject.toml",
                    "notebooks/00_setup.ipynb", "grader/check.py", "grader/value_checks.py",

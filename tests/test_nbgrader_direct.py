@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from grader.notebook_folders import notebook_path
+
 ROOT = Path(__file__).resolve().parent.parent
 NBGRADER = [sys.executable, "-m", "nbgrader"]
 
@@ -29,13 +31,13 @@ def test_nbgrader_generate_assignment_and_autograde(tmp_path):
     course = tmp_path / "course"
     (course / "source" / "workshop").mkdir(parents=True)
     shutil.copy(ROOT / "grader" / "nbgrader_config.py", course)
-    shutil.copy(ROOT / "solutions" / "00_setup.ipynb", course / "source" / "workshop")
+    shutil.copy(notebook_path("00_setup"), course / "source" / "workshop")
     _run(["db", "assignment", "add", "workshop"], course)
     _run(["generate_assignment", "workshop", "--force"], course)
     released = course / "release" / "workshop" / "00_setup.ipynb"
     text = released.read_text()
     assert "BEGIN HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
-    for student, source in (("alice", ROOT / "solutions"), ("bob", released.parent)):
+    for student, source in (("alice", notebook_path("00_setup").parent), ("bob", released.parent)):
         _run(["db", "student", "add", student], course)
         folder = course / "submitted" / student / "workshop"
         folder.mkdir(parents=True)

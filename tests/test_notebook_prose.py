@@ -7,11 +7,11 @@ import json
 import apsw
 
 from agent_harness.token_count import method
-from grader.release import ROOT
+from grader.notebook_folders import notebook_path, notebook_paths
 
 
 def _text(stem: str) -> str:
-    nb = json.loads((ROOT / "solutions" / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    nb = json.loads(notebook_path(stem).read_text(encoding="utf-8"))
     return "\n".join("".join(cell["source"]) for cell in nb["cells"])
 
 
@@ -46,7 +46,7 @@ def test_07_states_that_the_library_makes_the_bind_check():
 
 def test_every_notebook_says_where_run_all_stopped():
     """Issue 22, item 15: after Run All stops at a failing check the view sits at the bottom."""
-    for path in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+    for path in notebook_paths():
         nb = json.loads(path.read_text(encoding="utf-8"))
         title = "".join(nb["cells"][0]["source"])
         assert "**If Run All stops**" in title and "scroll up" in title, path.name
@@ -66,7 +66,7 @@ def test_no_notebook_points_at_files_a_student_distribution_lacks():
     """Issue 28, item 5: attendees get the released notebooks, not tests/ or bench/."""
     import re
 
-    for path in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+    for path in notebook_paths():
         found = re.findall(r"\b(?:tests|bench)/\w+", _text(path.stem))
         assert not found, f"{path.name} points at {found}"
 

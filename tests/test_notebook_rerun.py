@@ -10,9 +10,9 @@ import shutil
 
 import pytest
 
-from grader.release import ROOT
+from grader.notebook_folders import notebook_path
 
-NOTEBOOK = ROOT / "solutions" / "06_self_healing_registry.ipynb"
+NOTEBOOK = notebook_path("06_self_healing_registry")
 
 
 @pytest.mark.slow

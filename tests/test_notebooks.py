@@ -11,7 +11,6 @@ process forked from one of the session's warm grading runners (conftest.py's
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import os
 import shutil
@@ -23,36 +22,30 @@ import nbformat
 import pytest
 
 from grader.grade import cut_after, load_sources, score_notebook
+from grader.notebook_folders import answers, notebook_path, notebook_paths
 from grader.release import ROOT, release_notebook, stale_notebooks
 from tests.jupyter_grading import execute, score
 
-SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
-NAMES = [p.stem for p in SOLUTIONS]
+#: The instructor notebooks, one folder each (solutions/NN_name/NN_name.ipynb).
+PATHS = notebook_paths()
 SOURCES = {source.name: source for source in load_sources()}
 
 
-def _mutants_module(name: str):
-    path = ROOT / "tests" / "notebook_mutants" / f"{name}.py"
-    if not path.exists():
-        return None
-    spec = importlib.util.spec_from_file_location(f"mutants_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _stem(path: Path) -> str:
+    """A notebook's test id: its name."""
+    return path.stem
 
 
 def _mutants(name: str) -> list[tuple[str, str, str]]:
-    module = _mutants_module(name)
-    if module is None:
-        return []
+    """The plausible wrong answers of a notebook (MUTANTS of its answers.py)."""
     return [
         (grade_id, label, source)
-        for grade_id, items in module.MUTANTS.items()
+        for grade_id, items in getattr(answers(name), "MUTANTS", {}).items()
         for label, source in items
     ]
 
 
-MUTANTS = [(name, *m) for name in NAMES for m in _mutants(name)]
+MUTANTS = [(path.stem, *m) for path in PATHS for m in _mutants(path.stem)]
 
 
 def _run(nb, tmp_path: Path, template: Path, timeout: float = 120):
@@ -88,9 +81,9 @@ def _checks_of(nb, solution_id: str) -> list[str]:
 
 
 def _covering(name: str, solution_id: str, label: str, nb) -> str:
-    """The grade cell covering a mutant's broken behaviour (the mutant file's COVERED_BY, else
-    the TODO's first grade cell)."""
-    covered = getattr(_mutants_module(name), "COVERED_BY", {})
+    """The grade cell covering a mutant's broken behaviour (COVERED_BY of the notebook's
+    answers.py, else the TODO's first grade cell)."""
+    covered = getattr(answers(name), "COVERED_BY", {})
     return covered.get(label) or _checks_of(nb, solution_id)[0]
 
 
@@ -111,18 +104,11 @@ def _solution_sources(nb) -> dict[str, str]:
 
 
 def test_there_are_ten_numbered_notebooks():
-    assert NAMES == [
-        "00_setup",
-        "01_memory",
-        "02_retrieval",
-        "03_tools_and_skills",
-        "04_agent_loop",
-        "05_tool_output_offload",
-        "06_self_healing_registry",
-        "07_progressive_disclosure",
-        "08_glass_box",
-        "09_guardrails",
-    ]
+    """The notebooks are the folders of solutions/, numbered 00, 01, ... without a gap (ten
+    today; tests/test_notebook_folders.py shows every tool finds the same ones)."""
+    names = [path.stem for path in PATHS]
+    assert len(names) >= 10, names
+    assert [name[:3] for name in names] == [f"{n:02d}_" for n in range(len(names))], names
 
 
 def test_student_notebooks_are_generated_and_up_to_date():
@@ -131,12 +117,14 @@ def test_student_notebooks_are_generated_and_up_to_date():
 
 @pytest.mark.parametrize("folder", ["notebooks", "solutions"])
 def test_no_outputs_are_stored(folder):
-    for path in sorted((ROOT / folder).glob("*.ipynb")):
+    paths = PATHS if folder == "solutions" else sorted((ROOT / folder).glob("*.ipynb"))
+    assert paths, folder
+    for path in paths:
         nb = nbformat.read(path, as_version=4)
         assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), path
 
 
-@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+@pytest.mark.parametrize("path", PATHS, ids=_stem)
 def test_solution_metadata_follows_nbgrader(path):
     nb = nbformat.read(path, as_version=4)
     tags = [c.metadata.get("tags", []) for c in nb.cells]
@@ -157,7 +145,7 @@ def test_solution_metadata_follows_nbgrader(path):
     assert "BEGIN HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
 
 
-@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+@pytest.mark.parametrize("path", PATHS, ids=_stem)
 def test_solution_runs_with_papermill_and_scores_full_marks(path, tmp_path, template):
     import papermill
 
@@ -180,7 +168,7 @@ def test_solution_runs_with_papermill_and_scores_full_marks(path, tmp_path, temp
     assert results and all(r.status == "ok" and r.points == r.max_points for r in results), results
 
 
-@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+@pytest.mark.parametrize("path", PATHS, ids=_stem)
 def test_student_notebook_stops_with_an_assertion_at_the_first_todo(path, student_notebook_runs):
     nb, _ = student_notebook_runs[path.stem]  # a fresh Jupyter kernel (conftest.py)
     first_error = next(
@@ -217,7 +205,7 @@ def untouched_runs(warm_runners):
     return Runs()
 
 
-@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+@pytest.mark.parametrize("path", PATHS, ids=_stem)
 def test_untouched_student_notebook_scores_zero_on_every_todo(path, untouched_runs):
     source, run = untouched_runs[path.stem]
     assert run.status == "ok", f"the run did not complete: {run.status} {run.reason}"
@@ -231,7 +219,7 @@ def test_untouched_student_notebook_scores_zero_on_every_todo(path, untouched_ru
 MUTANTS_PER_TODO = {"06": 8, "07": 8, "08": 8, "09": 8}
 
 
-@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+@pytest.mark.parametrize("path", PATHS, ids=_stem)
 def test_every_todo_has_enough_mutants(path):
     needed = MUTANTS_PER_TODO.get(path.stem[:2], 3)
     ids = _solution_ids(nbformat.read(path, as_version=4))
@@ -239,9 +227,15 @@ def test_every_todo_has_enough_mutants(path):
     for grade_id in ids:
         found = sum(m[0] == grade_id for m in mutants)
         assert found >= needed, f"{path.stem}/{grade_id}: {found} mutants, at least {needed}"
-    covered = getattr(_mutants_module(path.stem), "COVERED_BY", {})
-    labels = {m[1] for m in mutants}
-    assert set(covered) <= labels, f"{path.stem}: COVERED_BY names unknown mutants"
+    module = answers(path.stem)
+    labels = {
+        label
+        for table in ("MUTANTS", "WRONG", "ALWAYS_EQUAL", "VISIBLE")
+        for items in getattr(module, table, {}).values()
+        for label, _ in items
+    }
+    covered = getattr(module, "COVERED_BY", {})
+    assert set(covered) <= labels, f"{path.stem}: COVERED_BY names unknown answers"
 
 
 class _MutantRuns(dict):
@@ -335,7 +329,7 @@ ACTIVITY_CASES = [
 def _visible_outcomes(name: str, tmp_path: Path, template: Path, replace, activity: str):
     """Which grade cells pass their VISIBLE checks (hidden tests removed), with ``activity``
     run right after the setup cell and the solution cell ``replace[0]`` replaced."""
-    source = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
+    source = nbformat.read(notebook_path(name), as_version=4)
     nb = release_notebook(source)
     for cell, original in zip(nb.cells, source.cells):
         meta = cell.metadata.get("nbgrader", {})
@@ -373,6 +367,6 @@ def test_visible_checks_give_the_same_outcome_after_attendee_activity(
     if source is None:
         assert all(fresh.values()), fresh
     else:
-        original = nbformat.read(ROOT / "solutions" / f"{name}.ipynb", as_version=4)
+        original = nbformat.read(notebook_path(name), as_version=4)
         covering = _covering(name, grade_id, label, original)
         assert not fresh[covering], f"{label} passed the visible checks of {covering}"

@@ -56,6 +56,7 @@ from agent_harness.backends.oracle.text_query import (
 )
 from agent_harness.foundation.embeddings import DIMENSIONS
 from agent_harness.memory import MemoryStore, hybrid_sql
+from grader.notebook_folders import notebook_path
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE = [pytest.mark.oracle, ORACLE_SKIP]
@@ -177,7 +178,7 @@ def test_fragments_use_the_hnsw_index_and_oracle_text():
 
 def _sql_of_notebook_piece(name: str) -> str:
     """The Oracle piece ``-- <name>`` that notebook 02 shows, comments dropped, spaces folded."""
-    cells = json.loads((ROOT / "solutions" / "02_retrieval.ipynb").read_text(encoding="utf-8"))
+    cells = json.loads((notebook_path("02_retrieval")).read_text(encoding="utf-8"))
     text = next(
         "".join(c["source"])
         for c in cells["cells"]

@@ -405,7 +405,7 @@ def test_workflow_oracle_job_starts_compose_runs_marked_tests_and_every_notebook
     # each other (pyproject's addopts say -n auto; a later -n wins).
     [tests] = [line for line in runs.splitlines() if "bootstrap.py test -m oracle" in line]
     assert re.search(r"\s-n\s*0\b", tests) or "-p no:xdist" in tests, tests
-    assert "for nb in solutions/*.ipynb" in runs and "papermill" in runs
+    assert "for nb in solutions/*/*.ipynb" in runs and "papermill" in runs
     assert "-p backend oracle" in runs, "the notebooks take their backend from this parameter"
     uploads = [s for s in job["steps"] if "upload-artifact" in s.get("uses", "")]
     assert uploads and uploads[0]["if"] == "failure()"

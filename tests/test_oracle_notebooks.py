@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from grader.notebook_folders import notebook_paths
 from tests.oracle_notebooks import trace_notebook
 from tests.oracle_rows import column_types
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "solutions").glob("*.ipynb"))
+NOTEBOOKS = notebook_paths()
 
 
 def _known_relations() -> set[str]:

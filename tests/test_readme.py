@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from grader.notebook_folders import notebook_paths
+
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
 
@@ -75,7 +77,7 @@ def test_notebook_table_lists_every_notebook_and_its_todos():
             rows[cells[1].strip("`")] = set(re.findall(r"`(\w+)`", cells[3]))
     root = Path(__file__).resolve().parent.parent
     expected = {}
-    for path in sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb")):
+    for path in notebook_paths(root / "solutions"):
         nb = nbformat.read(path, as_version=4)
         expected[path.stem] = {
             c.metadata["nbgrader"]["grade_id"]
@@ -89,7 +91,7 @@ def _solution_notebooks():
     import nbformat
 
     root = Path(__file__).resolve().parent.parent
-    for path in sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb")):
+    for path in notebook_paths(root / "solutions"):
         yield path.stem, nbformat.read(path, as_version=4)
 
 

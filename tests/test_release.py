@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from agent_harness.cli import cli
+from grader.notebook_folders import notebook_path
 from grader.release import (
     BACKUPS,
     ROOT,
@@ -35,11 +36,12 @@ MARKER = "# my own work, line 4711"
 
 @pytest.fixture
 def project(tmp_path) -> tuple[Path, Path]:
-    """A copy of solutions/ (two notebooks) and a notebooks/ released from it."""
+    """A copy of solutions/ (two notebooks, each in its folder) and a notebooks/ released from
+    it."""
     source, target = tmp_path / "solutions", tmp_path / "notebooks"
-    source.mkdir()
-    for name in ("00_setup.ipynb", "05_tool_output_offload.ipynb"):
-        shutil.copy(ROOT / "solutions" / name, source)
+    for name in ("00_setup", "05_tool_output_offload"):
+        (source / name).mkdir(parents=True)
+        shutil.copy(notebook_path(name), source / name)
     report = release_all(source, target)
     assert [p.name for p in report.written] == ["00_setup.ipynb", "05_tool_output_offload.ipynb"]
     return source, target
@@ -79,10 +81,11 @@ def _add_cell(nb: dict) -> dict:
 
 def _edit_solution_markdown(source: Path, name: str) -> None:
     """The instructor changes a pre-built markdown cell (notebooks/ becomes out of date)."""
-    nb = nbformat.read(source / name, as_version=4)
+    path = source / Path(name).stem / name
+    nb = nbformat.read(path, as_version=4)
     cell = next(c for c in nb.cells if c.cell_type == "markdown")
     cell.source += "\n\nA sentence the instructor added."
-    nbformat.write(nb, source / name)
+    nbformat.write(nb, path)
 
 
 def test_released_notebooks_carry_the_metadata_jupyterlab_writes():
@@ -168,7 +171,7 @@ def test_the_cli_refuses_with_exit_1_and_names_the_notebook(project, monkeypatch
 
 def test_a_notebook_without_source_is_removed_only_without_work(project):
     source, target = project
-    (source / "05_tool_output_offload.ipynb").unlink()
+    shutil.rmtree(source / "05_tool_output_offload")
     path = target / "05_tool_output_offload.ipynb"
     _save(path, _fill_todo(_load(path)))
     report = release_all(source, target)
@@ -182,7 +185,7 @@ def test_an_old_release_without_digest_counts_filled_todos_as_work(project):
     path = target / "00_setup.ipynb"
     old = _load(path)
     del old["metadata"]["workshop"]
-    released = release_notebook(nbformat.read(source / "00_setup.ipynb", as_version=4))
+    released = release_notebook(nbformat.read(source / "00_setup" / "00_setup.ipynb", as_version=4))
     assert attendee_work(old, released) == []
     # the same cells; only what it records about its release is missing (issue 28: the cells'
     # digests, which workshop check reads in a student distribution): rewritten, nothing lost
@@ -196,10 +199,10 @@ def test_an_old_release_without_digest_counts_filled_todos_as_work(project):
 def test_the_check_still_catches_a_forgotten_release(project):
     """An untouched notebook is compared whole: a changed TODO docstring is out of date."""
     source, target = project
-    nb = nbformat.read(source / "00_setup.ipynb", as_version=4)
+    nb = nbformat.read(source / "00_setup" / "00_setup.ipynb", as_version=4)
     todo = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
     todo.source = todo.source.replace('"""The n carriers', '"""The n carriers (changed)')
-    nbformat.write(nb, source / "00_setup.ipynb")
+    nbformat.write(nb, source / "00_setup" / "00_setup.ipynb")
     assert stale_notebooks(source, target) == ["00_setup.ipynb"]
 
 

@@ -1,12 +1,13 @@
 """``workshop check`` where an attendee works (issue 28, item 1).
 
-A graded course hands out the released notebooks only: a clone without ``solutions/``,
-``tests/``, ``grader/probes/`` and ``bench/``, or a folder holding the released notebooks beside
-the installed package (a wheel). There the check runs the visible checks of the released
-notebook itself, says that the hidden checks run at grading, and needs nothing the attendee
-does not have (no instructor notebook, no value check, no nbgrader). Both layouts are built here
-and ``workshop check`` runs in each as an attendee runs it (a command in a terminal); the
-in-process tests read notebooks the way the check does (added, edited and deleted cells).
+A graded course hands out the released notebooks only: a clone without ``solutions/`` (each
+notebook's folder: its solution, value checks and other answers), ``tests/`` and ``bench/``, or
+a folder holding the released notebooks beside the installed package (a wheel). There the
+check runs the visible checks of the released notebook itself, says that the hidden checks run
+at grading, and needs nothing the attendee does not have (no instructor notebook, no value
+check, no nbgrader). Both layouts are built here and ``workshop check`` runs in each as an
+attendee runs it (a command in a terminal); the in-process tests read notebooks the way the
+check does (added, edited and deleted cells).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 
 from grader.check import check_notebook, format_report
 from grader.from_release import source_from_release
+from grader.notebook_folders import notebook_path
 from grader.release import ROOT, release_notebook
 from grader.sources import GradingError
 
@@ -29,10 +31,10 @@ pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="workshop check runs on Linux and macOS (WSL on Windows)"
 )
 
-SOLUTION = nbformat.read(ROOT / "solutions" / "00_setup.ipynb", as_version=4)
+SOLUTION = nbformat.read(notebook_path("00_setup"), as_version=4)
 ANSWER = next(c.source for c in SOLUTION.cells if c.metadata.get("nbgrader", {}).get("solution"))
 #: What a student distribution leaves out of the project (plus what a checkout never has).
-INSTRUCTORS = ("solutions", "tests", "bench", "probes")
+INSTRUCTORS = ("solutions", "tests", "bench")
 NOT_IN_A_CLONE = (".git", ".venv", ".workshop", "course", "results", "build", "*.egg-info")
 
 
@@ -97,7 +99,7 @@ def _says_it_checked_its_own_cells(done) -> None:
 def test_check_runs_in_a_clone_without_the_instructors_material(tmp_path):
     clone = tmp_path / "clone"
     shutil.copytree(ROOT, clone, ignore=shutil.ignore_patterns(*NOT_IN_A_CLONE, "__pycache__"))
-    for folder in ("solutions", "tests", "bench", "grader/probes"):
+    for folder in INSTRUCTORS:
         shutil.rmtree(clone / folder)
     assert not (clone / "grader" / "probes").exists() and (clone / "notebooks").is_dir()
     untouched = _check(sys.executable, clone, clone, "notebooks/00_setup.ipynb")
@@ -137,7 +139,7 @@ def test_check_runs_beside_the_released_notebooks_with_the_installed_wheel(tmp_p
     )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert (site / "agent_harness").is_dir() and (site / "grader" / "check.py").is_file()
-    assert not (site / "solutions").exists()
+    assert not (site / "solutions").exists() and not (site / "grader" / "probes").exists()
     course = tmp_path / "my-course"
     course.mkdir()
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
@@ -197,7 +199,7 @@ def without_solutions(tmp_path, monkeypatch):
     """This process as in a student distribution: no solutions/ beside the grader."""
     import grader.check
 
-    monkeypatch.setattr(grader.check, "ROOT", tmp_path / "no-instructor-material")
+    monkeypatch.setattr(grader.check, "SOLUTIONS", tmp_path / "no-instructor-material")
 
 
 def test_an_added_cell_is_watched_and_an_edit_is_named(tmp_path, template, without_solutions):

@@ -42,8 +42,9 @@ __all__ = ["BuildResult", "KitBuildError", "build_kit", "uv_version"]
 WHEELS, INSTALLER, PROJECT, NOTEBOOKS = "wheels", "installer", "project", "notebooks"
 SOURCE_ZIP = f"{PROJECT}/source.zip"
 #: Folders an attendee's kit leaves out (the released notebooks and ``workshop check`` need
-#: none of them: tests/test_student_check.py runs the check in such a layout).
-INSTRUCTOR_ONLY = ("solutions/", "grader/probes/", "tests/", "bench/")
+#: none of them: tests/test_student_check.py runs the check in such a layout). ``solutions/``
+#: holds one folder per notebook: its solution, value checks (probes) and other answers.
+INSTRUCTOR_ONLY = ("solutions/", "tests/", "bench/")
 ORACLE = "oracle"
 
 

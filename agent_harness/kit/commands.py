@@ -64,7 +64,8 @@ def kit() -> None:
 @click.option(
     "--instructor",
     is_flag=True,
-    help="Keep solutions/, grader/probes/, tests/ and bench/ in the project's source (left out "
+    help="Keep solutions/ (notebooks, probes, answers), tests/ and bench/ in the project's source "
+    "(left out "
     "by default: a kit for attendees must not carry the answers).",
 )
 def kit_build(

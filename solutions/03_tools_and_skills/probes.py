@@ -10,7 +10,7 @@ the wording is free).
 
 from dataclasses import replace
 
-from grader.probes import Probe
+from grader.value_checks import Probe
 
 _CALL = """
 import json as _json

@@ -20,7 +20,7 @@ rows of other tables), undo every change, and record which fingerprints are equa
 
 from dataclasses import replace
 
-from grader.probes import Probe
+from grader.value_checks import Probe
 
 # --- row_predicate ------------------------------------------------------------------------------
 _ROW_SETUP = """

@@ -11,7 +11,7 @@ the thread. Error wording and call ids are never compared (the docstring does no
 error that names the tool, so no probe checks it).
 """
 
-from grader.probes import Probe
+from grader.value_checks import Probe
 
 _SETUP = """
 import json as _json

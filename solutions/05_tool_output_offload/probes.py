@@ -12,7 +12,7 @@ results can be compared; big outputs are compared by SHA-256 and length.
 
 from dataclasses import replace
 
-from grader.probes import Probe
+from grader.value_checks import Probe
 
 _TEXTS = """
 import hashlib as _hashlib

@@ -20,7 +20,7 @@ stored.
 
 from dataclasses import replace
 
-from grader.probes import Probe
+from grader.value_checks import Probe
 
 # --- resolve_skill_tools --------------------------------------------------------------------------
 _SKILLS_SETUP = """

@@ -22,7 +22,7 @@ real queries in the same run.
 
 from dataclasses import replace
 
-from grader.probes import Probe
+from grader.value_checks import Probe
 
 _STATS_SETUP = """
 import datetime as _dt

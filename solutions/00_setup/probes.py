@@ -7,7 +7,7 @@ pairs of plain data (a look-alike str or int subclass never equals the reference
 the grader's copy of the database, then removed).
 """
 
-from grader.probes import Probe
+from grader.value_checks import Probe
 
 _PAIRS = """
 def _pairs(n):

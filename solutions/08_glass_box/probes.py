@@ -18,7 +18,7 @@ record the returned parts, total, window, free and share.
 
 from dataclasses import replace
 
-from grader.probes import Probe
+from grader.value_checks import Probe
 
 # --- trail_tree ---------------------------------------------------------------------------------
 _TRAIL_SETUP = """

@@ -21,7 +21,7 @@ on memories of its own, in a memory scope of its own, whose ranks are swapped pa
 
 from dataclasses import replace
 
-from grader.probes import Probe
+from grader.value_checks import Probe
 
 _Q = "vessel capacity_teu in TEU"
 

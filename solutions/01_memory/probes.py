@@ -9,7 +9,7 @@ read from the database at call time. The probes record the same things as plain 
 count), never memory ids.
 """
 
-from grader.probes import Probe
+from grader.value_checks import Probe
 
 # The comments and row counts as the database has them now (read by the probe, not the student).
 _TRUTH = """
