@@ -10,7 +10,7 @@
 
 from agent_harness.foundation.config import Settings
 from agent_harness.harness import Harness, connect
-from agent_harness.memory import Memory
+from agent_harness.parts.memory import Memory
 from agent_harness.tools import ToolError, register
 
 __all__ = ["connect", "Harness", "Settings", "Memory", "register", "ToolError"]

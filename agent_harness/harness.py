@@ -8,20 +8,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent_harness.agents import PROJECT_AGENTS, AgentLibrary
+from agent_harness.agent.catalog_watch import CatalogFreshness, CatalogWatcher
+from agent_harness.agent.knowledge_hits import KnowledgeRecorder
+from agent_harness.agent.provenance import Provenance, ProvenanceRecorder, TurnTracer
 from agent_harness.backends import Scope, open_backend
-from agent_harness.catalog_scanner import CatalogScanner
-from agent_harness.catalog_watch import CatalogFreshness, CatalogWatcher
 from agent_harness.foundation.config import Settings
 from agent_harness.foundation.embeddings import get_embedder
 from agent_harness.foundation.identity import Identity
-from agent_harness.knowledge_hits import KnowledgeRecorder
-from agent_harness.memory import MemoryStore
-from agent_harness.observability import configure_from_env
-from agent_harness.offload import ToolOutputLog
-from agent_harness.provenance import Provenance, ProvenanceRecorder, TurnTracer
-from agent_harness.scratchpad import Scratchpad
-from agent_harness.skills import PROJECT_SKILLS, SkillLibrary
+from agent_harness.parts.agents import PROJECT_AGENTS, AgentLibrary
+from agent_harness.parts.catalog_scanner import CatalogScanner
+from agent_harness.parts.memory import MemoryStore
+from agent_harness.parts.observability import configure_from_env
+from agent_harness.parts.offload import ToolOutputLog
+from agent_harness.parts.scratchpad import Scratchpad
+from agent_harness.parts.skills import PROJECT_SKILLS, SkillLibrary
 from agent_harness.tools import REGISTERED, Tool, ToolRegistry
 from agent_harness.tools.core import tools as core_tools
 from agent_harness.tools.diagnostics import tools as diagnostics_tools
@@ -128,7 +128,7 @@ class Harness:
     def llm(self):
         """The chat model: live when a key is configured, else the offline replay."""
         if self._llm is None:
-            from agent_harness.llm import make_llm
+            from agent_harness.agent.llm import make_llm
 
             self._llm = make_llm(self.settings)
         return self._llm

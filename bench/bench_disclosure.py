@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_disclosure.py            # offline replay model
     WORKSHOP_LLM=live OPENAI_API_KEY=... .venv/bin/python bench/bench_disclosure.py --live
 
-Runs each demo question (agent_harness.strategy_eval.demo_questions) in a fresh thread under
+Runs each demo question (agent_harness.agent.strategy_eval.demo_questions) in a fresh thread under
 ``all``, ``retrieve``, ``disclose`` and ``disclose+retrieve`` on a fresh copy of the prepared
 embedded database, and prints per strategy: model requests, tool-schema tokens per request and
 per turn (tiktoken cl100k_base), their share of ``all``, and how many tasks succeeded.
@@ -29,8 +29,8 @@ def main() -> int:
     os.environ["WORKSHOP_LLM"] = "live" if args.live else "offline"
 
     import agent_harness
-    from agent_harness.strategy_eval import compare_strategies, summary
-    from agent_harness.token_count import method
+    from agent_harness.agent.strategy_eval import compare_strategies, summary
+    from agent_harness.parts.token_count import method
 
     with tempfile.TemporaryDirectory() as data:
         h = agent_harness.connect(data_dir=data)

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_glass_box.py [--rounds 3]
 
-Runs the 12 demo questions (agent_harness.strategy_eval.demo_questions, offline model) through
+Runs the 12 demo questions (agent_harness.agent.strategy_eval.demo_questions, offline model) through
 two ``GlassBox`` panels, one retrieving tools and one as the agent ``supplychain-analyst``
 (progressive disclosure: skills loaded, tools unlocked), on a fresh copy of the prepared embedded
 database. The panels are ipywidgets widgets without a browser: the cost measured is the
@@ -36,9 +36,9 @@ def main() -> int:
     os.environ.setdefault("WORKSHOP_LLM", "offline")
 
     import agent_harness
-    from agent_harness.agent_loop import agent_turn
+    from agent_harness.agent.agent_loop import agent_turn
+    from agent_harness.agent.strategy_eval import demo_questions
     from agent_harness.glass_box import GlassBox
-    from agent_harness.strategy_eval import demo_questions
 
     with tempfile.TemporaryDirectory() as data:
         h = agent_harness.connect(data_dir=data)

@@ -102,7 +102,7 @@ def bench_nbgrader(base: Path, n: int) -> tuple[float, float, int]:
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.update(WORKSHOP_DATA_DIR=str(base / "nbgrader-data"), WORKSHOP_LLM="offline")
     nbgrader = [sys.executable, "-m", "nbgrader"]
-    _run([sys.executable, "-m", "agent_harness.cli", "setup"], ROOT, env)  # prepared db
+    _run([sys.executable, "-m", "agent_harness.interfaces.cli", "setup"], ROOT, env)  # prepared db
     _run([*nbgrader, "db", "assignment", "add", "workshop"], course, env)
     _run([*nbgrader, "generate_assignment", "workshop", "--force"], course, env)
     students = base / "students.csv"

@@ -42,7 +42,7 @@ import search_worst_case
 
 import agent_harness
 from agent_harness.foundation.embeddings import DIMENSIONS, Embedder, get_embedder
-from agent_harness.memory import SEARCH_MODES, content_hash
+from agent_harness.parts.memory import SEARCH_MODES, content_hash
 
 # Hybrid p50 targets (ms) by size: the budget of one search_knowledge call in an agent turn.
 TARGETS_P50_MS = {("hybrid", 10_000): 25.0, ("hybrid", 100_000): 100.0}

@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 from agent_harness.foundation.embeddings import DIMENSIONS, Embedder, get_embedder
-from agent_harness.memory import content_hash, hybrid_sql
+from agent_harness.parts.memory import content_hash, hybrid_sql
 from agent_harness.supplychain import TABLES, generate
 
 __all__ = ["CATALOG_QUESTIONS", "WORDS", "run"]

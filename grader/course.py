@@ -8,7 +8,8 @@ exchange folder. :func:`prepare_course` makes them inside the project, in ``cour
 
 1. ``course/nbgrader_config.py``: ``grader/nbgrader_config.py`` plus the course's own root and
    exchange folder (absolute paths), so nbgrader finds them from any working directory once
-   ``course/`` is on ``JUPYTER_CONFIG_PATH`` (``agent_harness.lab.lab_command`` puts it there);
+   ``course/`` is on ``JUPYTER_CONFIG_PATH`` (``agent_harness.interfaces.lab.lab_command`` puts it
+   there);
 2. ``course/source/workshop/NN_name.ipynb``: copies of the notebooks of ``solutions/``
    (``solutions/NN_name/NN_name.ipynb``, refreshed when a solution is newer; edit
    ``solutions/``, not the copies; the folders' probes and answers stay out of the course);

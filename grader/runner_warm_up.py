@@ -27,14 +27,14 @@ WARM_UP = {
             "agent_harness",
             "agent_harness.harness",
             "openai",
-            "agent_harness.agent_loop",
+            "agent_harness.agent.agent_loop",
             "agent_harness.workshop",
             "agent_harness.tools.registry",
             "agent_harness.tools.jsonschema_lib",  # jsonschema (tools as data load it first use)
             "agent_harness.backends.embedded",  # apsw, sqlite-vec
-            "agent_harness.llm.offline",
-            "agent_harness.disclosure",
-            "agent_harness.provenance",
+            "agent_harness.agent.llm.offline",
+            "agent_harness.agent.disclosure",
+            "agent_harness.agent.provenance",
         ),
     ),
     "pandas": (("pandas",), ("pandas", "pandas.io.formats.html")),
@@ -44,7 +44,7 @@ WARM_UP = {
     ),
     "widgets": (("ipywidgets", "glass_box"), ("ipywidgets", "agent_harness.glass_box")),
     # sqlglot's Oracle parser (the check cells' portability)
-    "portable_sql": (("portable_sql",), ("agent_harness.portable_sql",)),
+    "portable_sql": (("portable_sql",), ("agent_harness.parts.portable_sql",)),
     "mcp": (("mcp",), ("mcp",)),  # the MCP SDK (notebook 07)
     "opentelemetry": (("capture_spans", "opentelemetry"), ("opentelemetry.sdk.trace",)),
 }
@@ -71,7 +71,7 @@ def warm_up(groups: list[str] | None = None) -> None:
     if "agent_harness" not in wanted:
         return
     try:  # tiktoken's cl100k table (0.3 s), read once; counting starts no threads
-        from agent_harness.token_count import method
+        from agent_harness.parts.token_count import method
 
         method()
     except ImportError:

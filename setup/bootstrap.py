@@ -21,7 +21,7 @@ the same lock and hashes either way, and uv is given pip's configured package so
 URLs, find-links, trusted hosts, certificate). If uv fails, pip runs instead.
 
 The last step of the first command, JupyterLab, takes this process over (Linux, macOS: exec;
-Windows: a child that ends with this process, see agent_harness/handover.py), so stopping
+Windows: a child that ends with this process, see agent_harness/interfaces/handover.py), so stopping
 bootstrap (Ctrl+C, SIGTERM) stops JupyterLab and its kernels and frees the port.
 """
 
@@ -222,8 +222,9 @@ def ensure_installed(kit: Path | None = None) -> None:
 
 
 def hand_over(command: list, env: dict) -> None:
-    """The final, long-running step: this process becomes it (see agent_harness/handover.py)."""
-    path = ROOT / "agent_harness" / "handover.py"  # standard library only, loaded by path
+    """The final, long-running step: this process becomes it (see
+    agent_harness/interfaces/handover.py)."""
+    path = ROOT / "agent_harness" / "interfaces" / "handover.py"  # standard library only, by path
     spec = importlib.util.spec_from_file_location("workshop_handover", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -408,9 +409,9 @@ def main(argv: list[str]) -> None:
     elif mode in ("start", "setup"):
         ensure_installed(kit)
         compile_bytecode()
-        run(PYTHON, "-m", "agent_harness.cli", "setup", env=env)
+        run(PYTHON, "-m", "agent_harness.interfaces.cli", "setup", env=env)
         if mode == "start" and "--no-lab" not in options:
-            hand_over([PYTHON, "-m", "agent_harness.cli", "lab", *options], env)
+            hand_over([PYTHON, "-m", "agent_harness.interfaces.cli", "lab", *options], env)
     else:  # sandbox
         ensure_sandbox()
 

@@ -229,7 +229,7 @@ def oracle_harness(tmp_path_factory):
 def scope_harness(harness):
     """The shared harness seen through a fresh, empty memory scope (cheap isolation)."""
     from agent_harness.backends import Scope
-    from agent_harness.memory import MemoryStore
+    from agent_harness.parts.memory import MemoryStore
 
     scope = Scope(f"test-{uuid.uuid4().hex[:8]}", "agent")
     return MemoryStore(harness.backend, scope, harness.embed)

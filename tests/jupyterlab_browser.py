@@ -16,7 +16,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from agent_harness.lab import lab_command
+from agent_harness.interfaces.lab import lab_command
 from tests.deadlines import PATIENCE_S, wait_for
 from tests.ports import free_port as _free_port
 

@@ -147,7 +147,7 @@ def exercise_roles(b: OracleBackend) -> None:
 
 def answer_dictionary(fake: FakeOracle) -> None:
     """Answer the catalog scanner's dictionary queries as Oracle would after the load."""
-    from agent_harness.catalog_scanner import COLUMNS_SQL, FOREIGN_KEYS_SQL, TABLES_SQL
+    from agent_harness.parts.catalog_scanner import COLUMNS_SQL, FOREIGN_KEYS_SQL, TABLES_SQL
     from agent_harness.supplychain.schema import TABLES
 
     fake.answer(

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent_harness.agent_loop import FORCE_FINAL, agent_turn
+from agent_harness.agent.agent_loop import FORCE_FINAL, agent_turn
 
 
 @pytest.fixture
@@ -139,8 +139,8 @@ class _ModelDown:
 
 
 def test_a_model_call_that_raises_marks_the_turn_failed_and_ends_its_spans(harness, llm):
-    from agent_harness.observability import capture_spans
-    from agent_harness.turns import TurnHooks
+    from agent_harness.agent.turns import TurnHooks
+    from agent_harness.parts.observability import capture_spans
 
     seen = []
 
@@ -180,8 +180,8 @@ def test_a_model_call_that_raises_marks_the_turn_failed_and_ends_its_spans(harne
 
 
 def test_hook_stages_are_explicit_methods(harness):
+    from agent_harness.agent.turns import STAGES, HookRunner, TurnHooks
     from agent_harness.tools.dispatch import HookFailures
-    from agent_harness.turns import STAGES, HookRunner, TurnHooks
 
     runner = HookRunner([], HookFailures())
     assert all(callable(getattr(runner, stage)) for stage in STAGES)
@@ -193,7 +193,7 @@ def test_hook_stages_are_explicit_methods(harness):
 def test_a_hook_failure_is_logged_with_its_traceback(harness, llm, caplog):
     import logging
 
-    from agent_harness.turns import TurnHooks
+    from agent_harness.agent.turns import TurnHooks
 
     class Broken(TurnHooks):
         def on_turn_start(self, turn):

@@ -105,7 +105,7 @@ def test_the_project_is_compiled_before_anything_runs(bootstrap, monkeypatch, mo
     compiled = [c for c in commands if c[1:3] == ["-m", "compileall"]]
     assert compiled, commands
     assert compiled[0][-2:] == [str(ROOT / "agent_harness"), str(ROOT / "grader")]
-    ran = handed[0] if handed else next(c for c in commands if "agent_harness.cli" in c)
+    ran = handed[0] if handed else next(c for c in commands if "agent_harness.interfaces.cli" in c)
     assert ran[-1] in ("pytest", "setup") and commands.index(compiled[0]) == 0  # before it
 
 
@@ -152,18 +152,20 @@ def test_help_installs_nothing_and_readme_lists_every_mode(tmp_path):
         assert f"`{word}" in readme, f"README does not list {word}"
 
 
+CLI = "agent_harness.interfaces.cli"  # what `workshop` runs (python -m)
+
+
 @pytest.mark.parametrize(
     ("argv", "handed_over"),
     [
-        ([], ["agent_harness.cli", "lab"]),
-        (["start", "--port", "9", "--instructor"], ["agent_harness.cli", "lab", "--port", "9",
-                                                     "--instructor"]),
-        (["start", "--help"], ["agent_harness.cli", "lab", "--help"]),  # `workshop lab`'s help
+        ([], [CLI, "lab"]),
+        (["start", "--port", "9", "--instructor"], [CLI, "lab", "--port", "9", "--instructor"]),
+        (["start", "--help"], [CLI, "lab", "--help"]),  # `workshop lab`'s help
         (["start", "--no-lab"], None),
         (["setup"], None),
         (["test", "-h", "-x", "-k", "not slow"], ["pytest", "-h", "-x", "-k", "not slow"]),
         (["test", "--kit", "K", "tests/test_kit.py"], ["pytest", "tests/test_kit.py"]),
-        (["--kit=K", "start", "--port", "9"], ["agent_harness.cli", "lab", "--port", "9"]),
+        (["--kit=K", "start", "--port", "9"], [CLI, "lab", "--port", "9"]),
     ],
 )  # fmt: skip
 def test_the_options_after_a_mode_are_handed_over_untouched(

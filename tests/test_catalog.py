@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_harness.catalog_scanner import CatalogScanner
+from agent_harness.parts.catalog_scanner import CatalogScanner
 from agent_harness.supplychain import TABLES
 
 

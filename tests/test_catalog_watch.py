@@ -13,7 +13,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from agent_harness.catalog_scanner import RETIRED
+from agent_harness.parts.catalog_scanner import RETIRED
 
 
 @pytest.fixture
@@ -132,7 +132,7 @@ def test_each_identity_catches_up_in_its_own_memory(h):
 def test_a_turn_checks_the_catalog_when_a_period_has_passed(h):
     h.backend.set_comment("ports", "name", "Port name in English (ocelot).")
     h.catalog_watch.last = None  # no check in this process yet: the next turn checks
-    from agent_harness.agent_loop import agent_turn
+    from agent_harness.agent.agent_loop import agent_turn
 
     agent_turn(h, "What does the column berths mean?")
     assert h.catalog_watch.last is not None and h.catalog_watch.last.changed
@@ -140,7 +140,7 @@ def test_a_turn_checks_the_catalog_when_a_period_has_passed(h):
 
 
 def test_workshop_rescan_reports_a_change_and_then_nothing(h, monkeypatch):
-    from agent_harness.cli import cli
+    from agent_harness.interfaces.cli import cli
 
     monkeypatch.setenv("WORKSHOP_DATA_DIR", str(h.backend.data_dir))
     monkeypatch.setenv("WORKSHOP_BACKEND", "embedded")

@@ -86,14 +86,14 @@ def _serve(template, tmp_path, *options: str):
     data = tmp_path / "data"
     shutil.copytree(template, data)
     import agent_harness
-    from agent_harness.strategy_eval import demo_questions
+    from agent_harness.agent.strategy_eval import demo_questions
 
     with agent_harness.connect(data_dir=data) as h:
         manifest = next(q.question for q in demo_questions(h) if "manifest" in q.question)
     port = _free_port()
     env = {**os.environ, "WORKSHOP_DATA_DIR": str(data), "WORKSHOP_LLM": "offline"}
     log = tmp_path / "chat.log"
-    command = [sys.executable, "-m", "agent_harness.cli", "chat", "--port", str(port)]
+    command = [sys.executable, "-m", "agent_harness.interfaces.cli", "chat", "--port", str(port)]
     with open(log, "wb") as out:
         server = subprocess.Popen(
             [*command, "--no-browser", *options],

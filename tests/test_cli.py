@@ -8,7 +8,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from agent_harness.cli import cli
+from agent_harness.interfaces.cli import cli
 
 
 @pytest.fixture
@@ -168,7 +168,7 @@ def test_agent_harness_never_imports_the_grader():
 def test_the_installed_metadata_names_the_grader_commands_and_the_cli_lists_them():
     """The environment's install (editable here; tests/test_kit.py installs the wheel) carries
     the entry points, and `workshop --help` lists each of their commands."""
-    from agent_harness.cli import COMMANDS_GROUP, COURSE_GROUP, _entry_points
+    from agent_harness.interfaces.cli import COMMANDS_GROUP, COURSE_GROUP, _entry_points
 
     names = [point.name for point in _entry_points(COMMANDS_GROUP)]
     assert names == ["check", "export", "grade", "release"]
@@ -184,7 +184,7 @@ def test_a_command_whose_module_does_not_import_says_so_and_the_others_work(monk
 
     import click
 
-    import agent_harness.cli as cli_module
+    import agent_harness.interfaces.cli as cli_module
 
     absent = EntryPoint("grade", "no_such_grader_package.commands:grade", "workshop.commands")
     monkeypatch.setattr(cli_module, "_entry_points", lambda group: [absent])

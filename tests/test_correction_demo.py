@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent_harness.agent_loop import agent_turn
+from agent_harness.agent.agent_loop import agent_turn
+from agent_harness.agent.knowledge_hits import hit_for_call, hits_of
 from agent_harness.glass_box import PanelHooks
-from agent_harness.knowledge_hits import hit_for_call, hits_of
 
 QUESTION = "How many berths does our European hub have?"
 CORRECTION = "No: our European hub is Hamburg (DEHAM), not Rotterdam."

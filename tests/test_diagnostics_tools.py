@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agent_harness.agent_loop import agent_turn
+from agent_harness.agent.agent_loop import agent_turn
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import uuid
 
 import pytest
 
-from agent_harness.agent_loop import agent_turn
-from agent_harness.disclosure import STARTER_TOOLS, STRATEGIES, make_strategy
-from agent_harness.token_count import schemas_tokens
+from agent_harness.agent.agent_loop import agent_turn
+from agent_harness.agent.disclosure import STARTER_TOOLS, STRATEGIES, make_strategy
+from agent_harness.parts.token_count import schemas_tokens
 
 
 @pytest.fixture

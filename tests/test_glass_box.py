@@ -10,7 +10,8 @@ import httpx
 import openai
 import pytest
 
-from agent_harness.agent_loop import agent_turn
+from agent_harness.agent.agent_loop import agent_turn
+from agent_harness.agent.turns import TurnHooks
 from agent_harness.glass_box import (
     PARTS,
     STAGES,
@@ -24,8 +25,7 @@ from agent_harness.glass_box import (
 )
 from agent_harness.glass_box.budget import manifest_span
 from agent_harness.glass_box.page import chat_command
-from agent_harness.token_count import count_tokens, schemas_tokens
-from agent_harness.turns import TurnHooks
+from agent_harness.parts.token_count import count_tokens, schemas_tokens
 
 MANIFEST_QUESTION = "Show the manifest of container {}"
 
@@ -37,7 +37,7 @@ def h(fresh_harness):
 
 @pytest.fixture(scope="module")
 def container(h):
-    from agent_harness.strategy_eval import demo_questions
+    from agent_harness.agent.strategy_eval import demo_questions
 
     question = next(q.question for q in demo_questions(h) if "manifest" in q.question)
     return question.rsplit(" ", 1)[-1]
@@ -149,8 +149,8 @@ def test_a_failed_model_call_is_shown_as_a_failed_turn(h):
 def test_the_recorded_memory_hits_are_the_ones_in_the_context(h):
     """KnowledgeRecorder repeats build_context's search: the hits in the trail are the lines
     under "Relevant knowledge:" of the turn's context, in order."""
-    from agent_harness.knowledge_hits import hits_of
-    from agent_harness.llm.scenarios import knowledge_lines
+    from agent_harness.agent.knowledge_hits import hits_of
+    from agent_harness.agent.llm.scenarios import knowledge_lines
 
     turn = agent_turn(h, "What does capacity_teu mean?", "gb-hits")
     lines = knowledge_lines(turn.messages[1]["content"])
@@ -388,7 +388,7 @@ def test_workshop_chat_acts_for_an_identity(tmp_path):
 def test_workshop_chat_help():
     from click.testing import CliRunner
 
-    from agent_harness.cli import cli
+    from agent_harness.interfaces.cli import cli
 
     result = CliRunner().invoke(cli, ["chat", "--help"])
     assert result.exit_code == 0

@@ -322,7 +322,7 @@ def test_rerun_grades_only_new_or_changed_submissions(batch):
 
 
 def test_cli_grade_reports_and_refuses_bad_input(batch, tmp_path):
-    from agent_harness.cli import cli
+    from agent_harness.interfaces.cli import cli
 
     runner = CliRunner()
     result = runner.invoke(cli, ["grade", str(tmp_path / "nope"), "--out", str(tmp_path / "r")])

@@ -199,7 +199,7 @@ def test_the_check_report_shows_points_and_the_hidden_checks(checks):
 
 def test_cli_check_exits_1_on_a_failing_visible_check(batch, template, monkeypatch):
     import grader.check as check_module
-    from agent_harness.cli import cli
+    from agent_harness.interfaces.cli import cli
 
     monkeypatch.setattr(check_module, "shared_template", lambda: template)
     runner = CliRunner()
@@ -236,7 +236,7 @@ def test_the_cell_magic_prints_the_same_report(batch, template, monkeypatch, cap
 
 # --- item 22.3: export ---------------------------------------------------------------------------
 def _export(batch, *args) -> tuple[int, str]:
-    from agent_harness.cli import cli
+    from agent_harness.interfaces.cli import cli
 
     result = CliRunner().invoke(cli, ["export", str(batch["out"]), *args])
     return result.exit_code, result.output

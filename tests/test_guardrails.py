@@ -453,7 +453,7 @@ def _regions_in_answer(answer: str) -> set[str]:
 
 
 def test_two_identities_get_different_correct_answers_and_the_trail_says_why(ana, fay, truth):
-    from agent_harness.agent_loop import agent_turn
+    from agent_harness.agent.agent_loop import agent_turn
 
     mine = agent_turn(ana, QUESTION, thread_id="guard-ana")
     theirs = agent_turn(fay, QUESTION, thread_id="guard-fay")
@@ -476,7 +476,7 @@ def test_two_identities_get_different_correct_answers_and_the_trail_says_why(ana
 
 
 def _scenario_sql() -> str:
-    from agent_harness.llm.scenarios import _REGION_VALUE_SQL
+    from agent_harness.agent.llm.scenarios import _REGION_VALUE_SQL
 
     return _REGION_VALUE_SQL
 
@@ -508,7 +508,7 @@ def test_workshop_mcp_identity_serves_the_identitys_rows_over_stdio(folder, trut
 def test_workshop_mcp_refuses_a_bad_identity_before_starting():
     from click.testing import CliRunner
 
-    from agent_harness.cli import cli
+    from agent_harness.interfaces.cli import cli
 
     out = CliRunner().invoke(cli, ["mcp", "--identity", "ana:analyst:ARCTIC"])
     assert out.exit_code != 0 and "not an ocean region" in out.output

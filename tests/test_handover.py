@@ -21,7 +21,7 @@ import pytest
 
 from tests.deadlines import PATIENCE_S
 
-HANDOVER = Path(__file__).resolve().parent.parent / "agent_harness" / "handover.py"
+HANDOVER = Path(__file__).resolve().parent.parent / "agent_harness" / "interfaces" / "handover.py"
 # The parent loads handover.py by path, as setup/bootstrap.py does, and hands over to a sleeper
 # that writes its PID first.
 PARENT = (

@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from agent_harness.lab import ATTENDEE_CONFIG, lab_command
+from agent_harness.interfaces.lab import ATTENDEE_CONFIG, lab_command
 from grader.course import ASSIGNMENT, prepare_course
 from grader.notebook_folders import notebook_paths
 from grader.release import ROOT

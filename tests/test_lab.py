@@ -26,7 +26,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from agent_harness.lab import ATTENDEE_CONFIG, lab_command
+from agent_harness.interfaces.lab import ATTENDEE_CONFIG, lab_command
 from tests.deadlines import PATIENCE_S
 from tests.ports import free_port as _free_port
 
@@ -123,7 +123,7 @@ def _start_lab(
         "JUPYTER_TOKEN": token,
     }
     env.pop("JUPYTER_CONFIG_PATH", None)
-    command = [sys.executable, "-m", "agent_harness.cli", "lab", "--no-browser"]
+    command = [sys.executable, "-m", "agent_harness.interfaces.cli", "lab", "--no-browser"]
     command += [f"--port={port}", *extra]
     log = (tmp_path / "lab.log").open("w")
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -214,8 +214,9 @@ def test_sigterm_to_workshop_lab_stops_jupyterlab_and_its_kernels(tmp_path):
 
 STAND_IN = """\
 #!{python}
-# Stands in for the venv's python: `-m agent_harness.cli setup` succeeds at once,
-# `-m agent_harness.cli lab` behaves like JupyterLab: listens, runs a "kernel" child, and on
+# Stands in for the venv's python: `-m agent_harness.interfaces.cli setup` succeeds at once,
+# `-m agent_harness.interfaces.cli lab` behaves like JupyterLab: listens, runs a "kernel" child,
+# and on
 # SIGTERM stops the child and exits.
 import os, signal, socket, subprocess, sys, time
 if sys.argv[-1] == "setup":

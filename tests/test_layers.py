@@ -233,4 +233,4 @@ def test_the_names_that_meant_two_things_have_one_definition_each():
     clients = sorted(
         p.relative_to(ROOT).as_posix() for p in ROOT.glob("agent_harness/**/client*.py")
     )
-    assert clients == ["agent_harness/llm/client.py"], clients  # mcp/client.py vs clients.py
+    assert clients == ["agent_harness/agent/llm/client.py"], clients  # mcp/client.py vs clients.py

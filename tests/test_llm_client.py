@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from agent_harness.agent.llm import make_llm
 from agent_harness.foundation.config import Settings
-from agent_harness.llm import make_llm
 
 
 def test_offline_mode_uses_the_real_client_and_labels_answers(tmp_path):

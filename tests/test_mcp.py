@@ -375,7 +375,7 @@ def test_tools_and_agent_are_exclusive_and_unknown_agents_named(h):
 def test_workshop_mcp_names_an_unknown_agent(h, monkeypatch):
     from click.testing import CliRunner
 
-    from agent_harness.cli import cli
+    from agent_harness.interfaces.cli import cli
 
     monkeypatch.setenv("WORKSHOP_DATA_DIR", str(h.backend.data_dir))
     result = CliRunner().invoke(cli, ["mcp", "--agent", "nobody"])

@@ -36,7 +36,7 @@ import pytest
 from hostile_arguments import hostile_sets
 from mcp import Client, StdioServerParameters
 
-from agent_harness.agent_loop import agent_turn
+from agent_harness.agent.agent_loop import agent_turn
 from agent_harness.tools.jsonschema_lib import jsonschema
 from agent_harness.tools.policy import Policy
 from tests.ports import free_port as _free_port

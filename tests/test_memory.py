@@ -84,7 +84,7 @@ def test_delete_removes_text_vector_and_keyword_entries(seeded):
 
 def test_scopes_are_isolated(seeded, harness):
     from agent_harness.backends import Scope
-    from agent_harness.memory import MemoryStore
+    from agent_harness.parts.memory import MemoryStore
 
     memory, ids = seeded
     other = MemoryStore(harness.backend, Scope("someone-else", "agent"), harness.embed)

@@ -19,7 +19,7 @@ from agent_harness.backends import Scope
 from agent_harness.backends.embedded import MIGRATIONS, EmbeddedBackend
 from agent_harness.backends.migrations import Migrations, apply_migrations
 from agent_harness.foundation.embeddings import DIMENSIONS
-from agent_harness.memory import MemoryStore, content_hash
+from agent_harness.parts.memory import MemoryStore, content_hash
 
 SCOPE = Scope("vectors-user", "vectors-agent")
 

@@ -6,7 +6,7 @@ import json
 
 import apsw
 
-from agent_harness.token_count import method
+from agent_harness.parts.token_count import method
 from grader.notebook_folders import notebook_path, notebook_paths
 
 

@@ -10,8 +10,8 @@ import urllib.request
 import openai
 import pytest
 
-from agent_harness.llm.offline import MODEL_NAME, OfflineModel, start_offline_model
-from agent_harness.llm.scenarios import SCENARIOS, find_scenario
+from agent_harness.agent.llm.offline import MODEL_NAME, OfflineModel, start_offline_model
+from agent_harness.agent.llm.scenarios import SCENARIOS, find_scenario
 from tests.deadlines import PATIENCE_S
 
 ALL_TOOLS = [

@@ -55,7 +55,7 @@ from agent_harness.backends.oracle.text_query import (
     escape_text_token,
 )
 from agent_harness.foundation.embeddings import DIMENSIONS
-from agent_harness.memory import MemoryStore, hybrid_sql
+from agent_harness.parts.memory import MemoryStore, hybrid_sql
 from grader.notebook_folders import notebook_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -640,7 +640,7 @@ def test_hostile_search_text_never_raises_on_oracle(oracle_seeded, oracle_harnes
 @pytest.mark.oracle
 @ORACLE_SKIP
 def test_the_catalog_scanner_reads_oracles_dictionary(oracle_harness, oracle_memory):
-    from agent_harness.catalog_scanner import CatalogScanner
+    from agent_harness.parts.catalog_scanner import CatalogScanner
     from agent_harness.supplychain import TABLES
 
     scanner = CatalogScanner(oracle_harness.backend, oracle_memory)

@@ -23,7 +23,7 @@ from agent_harness.backends.migrations import RECORD_SQL
 from agent_harness.backends.oracle import MIGRATIONS, OracleBackend
 from agent_harness.backends.oracle.connection import connect_user
 from agent_harness.backends.oracle.migrations import DONE_WHEN_ABSENT, LEDGER_DDL
-from agent_harness.memory import MemoryStore
+from agent_harness.parts.memory import MemoryStore
 from agent_harness.tools.policy import Policy
 from tests.oracle_fake import oracle_error
 from tests.oracle_flows import (

@@ -23,7 +23,7 @@ from agent_harness.backends.oracle import OracleBackend
 from agent_harness.backends.oracle.disclosure import RESOLVE_SQL
 from agent_harness.backends.oracle.embeddings import CLIENT_MODE, DATABASE_MODE
 from agent_harness.backends.oracle.migrations import MIGRATIONS
-from agent_harness.memory import MemoryStore
+from agent_harness.parts.memory import MemoryStore
 from agent_harness.supplychain.schema import TABLES
 from tests import oracle_flows as flows
 from tests.oracle_fake import FakeOracle, oracle_error, setup_statements

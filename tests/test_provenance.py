@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_harness.agent_loop import TurnHooks, agent_turn
-from agent_harness.observability import capture_spans
+from agent_harness.agent.agent_loop import TurnHooks, agent_turn
+from agent_harness.parts.observability import capture_spans
 from agent_harness.tools.supplychain.live_feeds import AIS_FEED
 
 LIVE = "Where is the vessel EVER GIVEN right now according to the live AIS feed?"

@@ -40,7 +40,7 @@ def _tool_rows() -> dict[str, list[str]]:
 
 
 def test_tool_table_gives_each_tool_its_access_and_the_skills_that_unlock_it(harness):
-    from agent_harness.disclosure import STARTER_TOOLS
+    from agent_harness.agent.disclosure import STARTER_TOOLS
 
     rows = _tool_rows()
     assert {n: r[3] for n, r in rows.items()} == {
@@ -53,7 +53,7 @@ def test_tool_table_gives_each_tool_its_access_and_the_skills_that_unlock_it(har
 
 
 def test_every_cli_command_is_documented():
-    from agent_harness.cli import cli
+    from agent_harness.interfaces.cli import cli
 
     for name in cli.commands:
         assert f"`workshop {name}" in README, name

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from agent_harness.cli import cli
+from agent_harness.interfaces.cli import cli
 from grader.notebook_folders import notebook_path
 from grader.release import (
     BACKUPS,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_harness.agent_loop import agent_turn
-from agent_harness.llm.scenarios import ANSWER_NO_TOOL, BASIC_TOOLS
+from agent_harness.agent.agent_loop import agent_turn
+from agent_harness.agent.llm.scenarios import ANSWER_NO_TOOL, BASIC_TOOLS
 from agent_harness.tools.policy import RELEVANCE_FLOOR
 from agent_harness.tools.relevance import (
     IRRELEVANT,
@@ -101,14 +101,14 @@ def test_the_agent_says_it_has_no_tool_for_it(h):
 
 
 def test_the_offline_models_basic_tools_are_the_always_on_sets(h):
-    from agent_harness.disclosure import STARTER_TOOLS
+    from agent_harness.agent.disclosure import STARTER_TOOLS
     from agent_harness.tools.registry import ALWAYS_ON
 
     assert BASIC_TOOLS == set(ALWAYS_ON) | set(STARTER_TOOLS)
 
 
 def test_the_twelve_demo_tasks_still_succeed(h):
-    from agent_harness.strategy_eval import compare_strategies
+    from agent_harness.agent.strategy_eval import compare_strategies
 
     runs = compare_strategies(h, ["retrieve"])
     for run in runs:

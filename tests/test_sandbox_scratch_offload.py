@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from agent_harness.foundation.js_sandbox import run_js
-from agent_harness.offload import preview
+from agent_harness.parts.offload import preview
 
 
 def test_js_returns_last_value_and_console():
@@ -86,7 +86,7 @@ def test_blank_outputs_round_trip(harness, blank):
 
 
 def test_fetch_unknown_id():
-    from agent_harness.offload import ToolOutputLog
+    from agent_harness.parts.offload import ToolOutputLog
 
     class Empty:
         def list(self, **kwargs):

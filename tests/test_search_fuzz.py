@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_harness.memory import SEARCH_MODES
+from agent_harness.parts.memory import SEARCH_MODES
 
 RRF_K = 60
 

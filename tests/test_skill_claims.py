@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from agent_harness.skills import PROJECT_SKILLS, parse_skill
+from agent_harness.parts.skills import PROJECT_SKILLS, parse_skill
 
 FILES = sorted(PROJECT_SKILLS.glob("*.md"))
 

@@ -12,10 +12,10 @@ import uuid
 
 import pytest
 
-from agent_harness.agents import AgentDefinitionError, AgentNotFound
-from agent_harness.disclosure import STARTER_TOOLS
-from agent_harness.skill_files import ToolGrant, parse_skill
-from agent_harness.skills import PROJECT_SKILLS, SkillNotFound
+from agent_harness.agent.disclosure import STARTER_TOOLS
+from agent_harness.parts.agents import AgentDefinitionError, AgentNotFound
+from agent_harness.parts.skill_files import ToolGrant, parse_skill
+from agent_harness.parts.skills import PROJECT_SKILLS, SkillNotFound
 
 FILES = sorted(PROJECT_SKILLS.glob("*.md"))
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from agent_harness.skills import PROJECT_SKILLS, SkillLibrary, parse_skill
+from agent_harness.parts.skills import PROJECT_SKILLS, SkillLibrary, parse_skill
 
 FILES = sorted(PROJECT_SKILLS.glob("*.md"))
 
@@ -75,7 +75,7 @@ def test_front_matter_skills_parse():
 def test_import_from_a_local_archive(harness, tmp_path):
     import zipfile
 
-    from agent_harness.skills_import import fetch_skills_folder
+    from agent_harness.interfaces.skills_import import fetch_skills_folder
 
     archive = tmp_path / "lib.zip"
     with zipfile.ZipFile(archive, "w") as zf:

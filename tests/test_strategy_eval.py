@@ -3,7 +3,7 @@ with ``disclose`` at most 15% of ``all``, with no loss of task success."""
 
 from __future__ import annotations
 
-from agent_harness.strategy_eval import compare_strategies, demo_questions, summary
+from agent_harness.agent.strategy_eval import compare_strategies, demo_questions, summary
 
 
 def test_disclose_sends_at_most_15_percent_of_the_tool_tokens_and_loses_no_task(harness):

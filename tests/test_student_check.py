@@ -72,7 +72,7 @@ def _attendee_env(pythonpath: Path) -> dict[str, str]:
 #: `workshop check` as a terminal runs it, where nbgrader cannot be imported at all.
 CHECK = (
     "import sys; sys.modules['nbgrader'] = None\n"
-    "from agent_harness.cli import cli\n"
+    "from agent_harness.interfaces.cli import cli\n"
     "cli.main(['check', *sys.argv[1:]], prog_name='workshop')\n"
 )
 

@@ -189,7 +189,7 @@ def test_prune_by_age_and_by_rows_per_tool(h):
 
 
 def test_each_call_is_an_execute_tool_span(h):
-    from agent_harness.observability import capture_spans
+    from agent_harness.parts.observability import capture_spans
 
     with capture_spans() as spans:
         h.tools.call_detailed("run_sql", {"sql": "SELECT 1 AS x"}, call_id="call_span1")
@@ -256,7 +256,7 @@ def test_an_otlp_endpoint_without_the_exporter_warns_and_says_how(monkeypatch):
     (spans are not exported) and the warning names the extra to install."""
     import builtins
 
-    from agent_harness import observability
+    from agent_harness.parts import observability
 
     real_import = builtins.__import__
 

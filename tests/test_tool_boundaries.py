@@ -12,7 +12,7 @@ import uuid
 import pytest
 from conftest import make_tool
 
-from agent_harness.observability import capture_spans
+from agent_harness.parts.observability import capture_spans
 from agent_harness.tools import ToolError
 from agent_harness.tools.faults import MAX_ERROR_CHARS, UpstreamError
 from agent_harness.tools.policy import Policy

@@ -161,14 +161,14 @@ def test_outside_ipython_clean_up_waits_for_exit(monkeypatch):
     ],
 )
 def test_oracle_problems_names_the_construct(sql, named):
-    from agent_harness.portable_sql import oracle_problems
+    from agent_harness.parts.portable_sql import oracle_problems
 
     problems = oracle_problems(sql)
     assert any(named in p for p in problems), problems
 
 
 def test_portable_statements_pass():
-    from agent_harness.portable_sql import assert_portable, oracle_problems
+    from agent_harness.parts.portable_sql import assert_portable, oracle_problems
 
     portable = (
         "WITH walk (skill, path) AS (SELECT name, CAST('|' || name || '|' AS VARCHAR(4000))"

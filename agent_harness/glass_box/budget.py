@@ -6,12 +6,12 @@ it into the five parts the glass box's context meter shows, against the model's 
 * ``system``: the system prompt, without the skill manifest in it;
 * ``manifest``: the skill manifest (an agent's, in its system prompt, or the "Skills you can
   load" list at the top of the turn's context), found by :func:`manifest_span`;
-* ``tool_schemas``: the tool schemas (:func:`~agent_harness.token_count.schemas_tokens`);
+* ``tool_schemas``: the tool schemas (:func:`~agent_harness.parts.token_count.schemas_tokens`);
 * ``history``: user messages (without a manifest) and the assistant's messages: their text and
   each tool call's name and arguments;
 * ``tool_outputs``: what the tool messages carry (previews, when outputs were offloaded).
 
-Counts are tiktoken's ``cl100k_base`` (:mod:`agent_harness.token_count`), each piece counted
+Counts are tiktoken's ``cl100k_base`` (:mod:`agent_harness.parts.token_count`), each piece counted
 on its own and added up; message framing (a few tokens per message) is not counted. It is the
 library version of notebook 08's second TODO.
 """
@@ -22,7 +22,7 @@ import os
 import re
 from functools import lru_cache
 
-from agent_harness.token_count import compact_json, count_tokens
+from agent_harness.parts.token_count import compact_json, count_tokens
 
 __all__ = [
     "PARTS",

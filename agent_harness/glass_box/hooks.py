@@ -1,8 +1,9 @@
 """The glass box's turn hooks: the trail of the running turn, built live, and the context meter.
 
-:class:`PanelHooks` is a :class:`~agent_harness.turns.TurnHooks` that implements every stage of
+:class:`PanelHooks` is a :class:`~agent_harness.agent.turns.TurnHooks` that implements every stage
+of
 a turn. At each one it adds to :attr:`PanelHooks.tree` (the running turn in the shape of
-:meth:`~agent_harness.provenance.Provenance.explain`) what happened, with what the panel
+:meth:`~agent_harness.agent.provenance.Provenance.explain`) what happened, with what the panel
 shows beyond the stored trail (the skills in the manifest, each call's breaker state and
 offload handle, which memory hit supplied a call's argument), recomputes the context budget of
 the NEXT request (:func:`~agent_harness.glass_box.budget.context_budget`), then calls
@@ -16,12 +17,12 @@ import re
 import time
 from collections.abc import Callable
 
+from agent_harness.agent.knowledge_hits import KnowledgeRecorder, hit_for_call, knowledge_hits
+from agent_harness.agent.provenance import identity_detail
+from agent_harness.agent.turns import STAGES, ModelStep, ToolCallRecord, TurnHooks, TurnResult
 from agent_harness.glass_box.budget import context_budget, manifest_span, window_for
-from agent_harness.knowledge_hits import KnowledgeRecorder, hit_for_call, knowledge_hits
-from agent_harness.provenance import identity_detail
-from agent_harness.token_count import schema_tokens
+from agent_harness.parts.token_count import schema_tokens
 from agent_harness.tools.policy import effective_state
-from agent_harness.turns import STAGES, ModelStep, ToolCallRecord, TurnHooks, TurnResult
 
 __all__ = ["PanelHooks", "STAGES"]
 

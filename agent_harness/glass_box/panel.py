@@ -244,9 +244,9 @@ class GlassBox:
 
     def ask(self, question: str):
         """Run one turn in the current thread, drawing it live; returns the
-        :class:`~agent_harness.turns.TurnResult` (None for an empty question or while a turn
+        :class:`~agent_harness.agent.turns.TurnResult` (None for an empty question or while a turn
         runs). A turn that fails is shown failed; an error the loop raises is raised again."""
-        from agent_harness.agent_loop import agent_turn
+        from agent_harness.agent.agent_loop import agent_turn
 
         question = (question or "").strip()
         if not question or self._busy:

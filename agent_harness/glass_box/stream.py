@@ -1,6 +1,6 @@
 """Token streaming for the glass box: the live model's answer as it is written.
 
-:class:`StreamingLLM` stands in for :class:`~agent_harness.llm.LLM` in the agent loop (it has
+:class:`StreamingLLM` stands in for :class:`~agent_harness.agent.llm.LLM` in the agent loop (it has
 the same ``complete``): against a live OpenAI-compatible endpoint it asks for a stream with the
 ``openai`` client's own helper (``client.chat.completions.stream``, usage included), hands each
 piece of text to ``on_token`` as it arrives, and returns the assembled completion, which the

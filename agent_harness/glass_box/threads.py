@@ -1,6 +1,7 @@
 """Conversations in the provenance tables: list them, reopen one.
 
-Every turn is a row of ``agent_turns`` with its ``thread_id`` (:mod:`agent_harness.provenance`),
+Every turn is a row of ``agent_turns`` with its ``thread_id``
+(:mod:`agent_harness.agent.provenance`),
 so the threads, their questions and answers, and each turn's trail come back from the database
 after a restart: the glass box's thread list and its "reopen" read them here.
 """

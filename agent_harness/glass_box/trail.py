@@ -1,6 +1,7 @@
 """A turn's trail as the glass box shows it: one line per event, nested as the tree is.
 
-The tree has the shape :meth:`~agent_harness.provenance.Provenance.explain` returns (the turn's
+The tree has the shape :meth:`~agent_harness.agent.provenance.Provenance.explain` returns (the
+turn's
 row plus ``events``, each ``{"kind", "name", "ok", "detail", "duration_ms", "children"}``):
 the glass box's live hooks build the same shape while a turn runs (:mod:`.hooks`), a reopened
 turn comes from the provenance tables, and notebook 08's ``trail_tree`` builds it from the

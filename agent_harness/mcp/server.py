@@ -72,7 +72,7 @@ class HarnessMcpServer(Server):
         self.toolset = toolset
         instructions = INSTRUCTIONS
         if toolset.agent is not None:  # the agent's prompt and skill manifest, as in the loop
-            from agent_harness.agent_loop import agent_system_prompt
+            from agent_harness.agent.agent_loop import agent_system_prompt
 
             instructions = agent_system_prompt(toolset.harness, toolset.agent)
         self.clients = Clients(max_clients, calls_per_client)

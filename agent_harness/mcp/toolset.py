@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 import mcp_types as types
 
-from agent_harness.disclosure import STARTER_TOOLS
-from agent_harness.offload import preview
+from agent_harness.agent.disclosure import STARTER_TOOLS
+from agent_harness.parts.offload import preview
 
 __all__ = ["McpToolSet", "Disclosure", "mcp_tool", "MAX_RESULT_BYTES"]
 

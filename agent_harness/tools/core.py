@@ -14,8 +14,8 @@ from pydantic import Field, WithJsonSchema
 
 from agent_harness.backends.base import BackendError
 from agent_harness.foundation.js_sandbox import MAX_CODE_CHARS, run_js
-from agent_harness.scratchpad import MAX_FILE_CHARS
-from agent_harness.skills import SkillNotFound
+from agent_harness.parts.scratchpad import MAX_FILE_CHARS
+from agent_harness.parts.skills import SkillNotFound
 from agent_harness.tools.context import current, current_agent
 from agent_harness.tools.readonly_sql import sql_result
 from agent_harness.tools.tool import Tool, ToolError

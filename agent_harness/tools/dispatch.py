@@ -20,7 +20,7 @@ Every call of a tool goes through :func:`dispatch` (``h.tools.call`` and the age
 Error texts are bounded (:data:`~agent_harness.tools.faults.MAX_ERROR_CHARS`; a quoted value
 at most :data:`~agent_harness.tools.faults.QUOTE_CHARS`) and outputs are strict JSON (no NaN).
 The whole call is an OpenTelemetry span ``execute_tool {name}`` (a no-op unless an SDK is set
-up; see :mod:`agent_harness.observability`).
+up; see :mod:`agent_harness.parts.observability`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import pydantic
 
 from agent_harness.backends.roles import utc_now
 from agent_harness.foundation.values import dumps, safe_text
-from agent_harness.observability import tool_span
+from agent_harness.parts.observability import tool_span
 from agent_harness.tools import context
 from agent_harness.tools.argument_checks import (
     INT64,

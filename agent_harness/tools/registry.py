@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from agent_harness.backends.roles import utc_now
-from agent_harness.memory import content_hash
+from agent_harness.parts.memory import content_hash
 from agent_harness.tools.breaker import CircuitBreaker
 from agent_harness.tools.decorator import RegisteredTools
 from agent_harness.tools.dispatch import HookFailures, ToolCall, ToolResult, dispatch

@@ -30,7 +30,7 @@ from typing import Any
 import docstring_parser
 import pydantic
 
-from agent_harness.access import ACCESS_LEVELS, allows
+from agent_harness.parts.access import ACCESS_LEVELS, allows
 from agent_harness.tools.argument_checks import bound_schema, schema_problems, whole_numbers_as_int
 
 __all__ = [

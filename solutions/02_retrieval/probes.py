@@ -110,7 +110,7 @@ _TIES = """
 import uuid as _uuid
 
 from agent_harness.backends import Scope as _Scope
-from agent_harness.memory import MemoryStore as _MemoryStore
+from agent_harness.parts.memory import MemoryStore as _MemoryStore
 
 
 def _tied(query, texts, calls):

@@ -50,7 +50,7 @@ _BUDGET = '''def context_budget(messages, tools, window):
     import json
     import re
 
-    from agent_harness.token_count import compact_json, count_tokens
+    from agent_harness.parts.token_count import compact_json, count_tokens
 
     start = re.compile(r"^(?:Skills you can load|Your skills)", re.MULTILINE)
     parts = {"system": 0, "manifest": 0, "tool_schemas": 0, "history": 0, "tool_outputs": 0}
@@ -373,7 +373,7 @@ _TREE_FOUR_LEVELS = """def trail_tree(turn_id):
 
 
 _BUDGET_LINES = """def context_budget(messages, tools, window):
-    from agent_harness.token_count import compact_json, count_tokens
+    from agent_harness.parts.token_count import compact_json, count_tokens
 
     system = manifest = history = outputs = 0
     for message in messages:
@@ -415,8 +415,8 @@ _BUDGET_LINES = """def context_budget(messages, tools, window):
 
 _BUDGET_REGEX = """import re as _re
 
-from agent_harness.token_count import compact_json as _compact
-from agent_harness.token_count import count_tokens as _count
+from agent_harness.parts.token_count import compact_json as _compact
+from agent_harness.parts.token_count import count_tokens as _count
 
 _MANIFEST = _re.compile(r"^(?:Skills you can load|Your skills).*?(?=\\n\\n|\\Z)", _re.M | _re.S)
 
@@ -442,7 +442,7 @@ def context_budget(messages, tools, window):
 
 
 _BUDGET_PARTITION = '''def context_budget(messages, tools, window):
-    from agent_harness.token_count import compact_json, count_tokens
+    from agent_harness.parts.token_count import compact_json, count_tokens
 
     def split_manifest(text):
         """(manifest, rest) of a text: the block from a line starting with a marker."""
@@ -488,7 +488,7 @@ _BUDGET_PARTITION = '''def context_budget(messages, tools, window):
 
 
 _BUDGET_PARAGRAPHS = """def context_budget(messages, tools, window):
-    from agent_harness.token_count import compact_json, count_tokens
+    from agent_harness.parts.token_count import compact_json, count_tokens
 
     parts = {"system": 0, "manifest": 0, "tool_schemas": 0, "history": 0, "tool_outputs": 0}
     for message in messages:

@@ -362,7 +362,7 @@ _TEXT = (
     '`tool_calls` (`call["function"]["name"]`, `call["function"]["arguments"]`).'
 )
 _PIECES = (
-    "Count each piece with `count_tokens(text)` (from `agent_harness.token_count`, as "
+    "Count each piece with `count_tokens(text)` (from `agent_harness.parts.token_count`, as "
     "`compact_json`) and add up: a message with a manifest is two pieces, the manifest and the "
     "rest (the text before the manifest followed by the text after it)."
 )

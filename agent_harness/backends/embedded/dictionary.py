@@ -3,7 +3,7 @@
 SQLite has no ``COMMENT ON`` and no data dictionary, so the embedded backend keeps comments in
 ``supplychain._dictionary_comments`` and creates ``ALL_TABLES``, ``ALL_TAB_COMMENTS``,
 ``ALL_TAB_COLUMNS``, ``ALL_COL_COMMENTS``, ``ALL_CONSTRAINTS`` and ``ALL_CONS_COLUMNS`` as TEMP
-views over it: the catalog scanner's SQL (:mod:`agent_harness.catalog_scanner`) runs unchanged
+views over it: the catalog scanner's SQL (:mod:`agent_harness.parts.catalog_scanner`) runs unchanged
 on both backends, and so does a participant's dictionary query through ``run_sql``.
 """
 

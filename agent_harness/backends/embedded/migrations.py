@@ -337,7 +337,7 @@ MIGRATIONS = Migrations(
             "m013_catalog_watch",
             [
                 # The fingerprint of the catalog each memory scope last scanned (the change
-                # detector of agent_harness.catalog_watch; Oracle also queues changes found by
+                # detector of agent_harness.agent.catalog_watch; Oracle also queues changes found by
                 # a scheduler job, see the Oracle m013).
                 f"""CREATE TABLE IF NOT EXISTS catalog_watch (
                     owner TEXT NOT NULL,

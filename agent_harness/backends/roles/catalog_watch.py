@@ -11,7 +11,7 @@ whether its memories describe the schema as it is now.
 On Oracle a ``DBMS_SCHEDULER`` job also computes a fingerprint in the database every minute
 and queues a row in ``catalog_changes`` when it moves (``oracle/catalog_watch.py``):
 :meth:`CatalogWatch.queued_since` reads that queue there. The embedded backend has no
-scheduler, so the harness's own check (``agent_harness.catalog_watch.CatalogWatcher``, on a
+scheduler, so the harness's own check (``agent_harness.agent.catalog_watch.CatalogWatcher``, on a
 period) is its detector.
 """
 

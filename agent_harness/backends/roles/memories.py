@@ -4,7 +4,7 @@ A memory is one ``memories`` row (text, metadata JSON, content hash, timestamps)
 stored where the dialect keeps vectors (a ``vec0`` table on SQLite, a ``VECTOR`` column on
 Oracle: :meth:`MemoryTable.store_vector`). Search is composed from SQL fragments (a
 vector-ranked subquery, a text-ranked subquery, a top-k clause) so hybrid Reciprocal Rank Fusion
-is ONE statement on both backends (:func:`agent_harness.memory.hybrid_sql`).
+is ONE statement on both backends (:func:`agent_harness.parts.memory.hybrid_sql`).
 """
 
 from __future__ import annotations

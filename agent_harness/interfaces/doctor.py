@@ -128,7 +128,7 @@ def run_checks(include_llm: bool = True) -> Iterator[Check]:
     )
 
     def registry() -> str:
-        from agent_harness.observability import configure_from_env
+        from agent_harness.parts.observability import configure_from_env
 
         stats = harness.tools.stats()
         off = sorted(harness.tools.open_tools())

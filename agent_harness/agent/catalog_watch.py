@@ -23,7 +23,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from agent_harness.turns import TurnHooks, TurnResult
+from agent_harness.agent.turns import TurnHooks, TurnResult
 
 __all__ = ["CatalogFreshness", "CatalogWatcher", "WatchResult", "DEFAULT_PERIOD_S"]
 

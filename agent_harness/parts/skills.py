@@ -1,6 +1,6 @@
 """The skills library: prose playbooks surfaced as a manifest and loaded on demand.
 
-A skill is a markdown file (see :mod:`agent_harness.skill_files`): an H1 title, a first
+A skill is a markdown file (see :mod:`agent_harness.parts.skill_files`): an H1 title, a first
 paragraph that is its one-line description (all the model sees in the manifest), a body with
 steps and SQL examples, and optional front matter that links it to the tools it unlocks and the
 skills it depends on. Skills are ingested into the vector-indexed ``skillbox`` table,
@@ -14,9 +14,9 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_harness.access import strongest
-from agent_harness.memory import content_hash
-from agent_harness.skill_files import Skill, ToolGrant, parse_skill, skill_name
+from agent_harness.parts.access import strongest
+from agent_harness.parts.memory import content_hash
+from agent_harness.parts.skill_files import Skill, ToolGrant, parse_skill, skill_name
 
 __all__ = [
     "Skill",
@@ -29,7 +29,7 @@ __all__ = [
     "PROJECT_SKILLS",
 ]
 
-PROJECT_SKILLS = Path(__file__).resolve().parent / "playbooks" / "skills"
+PROJECT_SKILLS = Path(__file__).resolve().parents[1] / "playbooks" / "skills"
 _skill_name = skill_name
 
 

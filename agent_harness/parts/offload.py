@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from agent_harness.memory import MemoryStore
+from agent_harness.parts.memory import MemoryStore
 
 __all__ = ["ToolOutputLog", "preview", "PREVIEW_CHARS", "KIND", "FETCH_PAGE_CHARS"]
 

@@ -1,5 +1,5 @@
 """The typed records of an agent turn: each tool call, each model request, the whole turn, and
-the hooks the loop calls as they fill in (see :mod:`agent_harness.agent_loop`)."""
+the hooks the loop calls as they fill in (see :mod:`agent_harness.agent.agent_loop`)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ class ModelStep:
         index: 0 for the first request of the turn.
         request_chars: Characters of the messages sent (context size).
         tools_sent: How many tool schemas went with the request (0 for a forced answer).
-        tool_tokens: Tokens of those schemas (:mod:`agent_harness.token_count`).
+        tool_tokens: Tokens of those schemas (:mod:`agent_harness.parts.token_count`).
         content: The reply's text.
         tool_calls: The calls the reply asked for, with their results.
         usage: Token counts reported by the API (prompt_tokens, completion_tokens, ...).
@@ -169,7 +169,7 @@ class TurnHooks:
     def on_tools_unlocked(
         self, turn: TurnResult, step: ModelStep | None, record: ToolCallRecord | None, unlock
     ) -> None:
-        """Tools were added to the turn (``unlock`` is a :class:`~agent_harness.disclosure.
+        """Tools were added to the turn (``unlock`` is a :class:`~agent_harness.agent.disclosure.
         Unlock`; ``step`` and ``record`` are None for what a thread had loaded before)."""
 
     def on_turn_end(self, turn: TurnResult) -> None: ...

@@ -123,8 +123,8 @@ def lab(port: int, no_browser: bool, instructor: bool) -> None:
     JupyterLab takes this process over (on Windows it runs as a child that ends with this
     process), so stopping `workshop lab` stops JupyterLab and its kernels.
     """
-    from agent_harness.handover import hand_over
-    from agent_harness.lab import lab_command
+    from agent_harness.interfaces.handover import hand_over
+    from agent_harness.interfaces.lab import lab_command
 
     notebooks = PROJECT_ROOT / "notebooks"
     if not notebooks.is_dir():
@@ -188,7 +188,7 @@ def chat(
     tool reads, and the trail starts with the identity.
     """
     from agent_harness.glass_box.page import LOOPBACK, chat_command, voila_missing
-    from agent_harness.handover import hand_over
+    from agent_harness.interfaces.handover import hand_over
 
     problem = voila_missing()
     if problem:
@@ -217,7 +217,7 @@ def chat(
 @click.option("--llm/--no-llm", default=True, help="Also check the LLM endpoint.")
 def doctor(llm: bool) -> None:
     """Check backend, model, indexes and LLM endpoint; print a fix for each failure."""
-    from agent_harness.doctor import run_checks
+    from agent_harness.interfaces.doctor import run_checks
 
     failures = 0
     for check in run_checks(include_llm=llm):
@@ -524,7 +524,7 @@ def skills_add(source: str, source_name: str) -> None:
 
     Nothing is committed to the project: the files stay where they are (or in a temp folder).
     """
-    from agent_harness.skills_import import fetch_skills_folder
+    from agent_harness.interfaces.skills_import import fetch_skills_folder
 
     harness = _connect(prepare=True)
     try:

@@ -6,8 +6,8 @@ real ``openai`` client can talk to it::
     with OfflineModel() as model:
         client = openai.OpenAI(base_url=model.base_url, api_key="offline")
 
-It replays the tool calls scripted in `agent_harness.llm.scenarios` for the demo questions
-(`agent_harness.llm.replay` decides each answer) and
+It replays the tool calls scripted in `agent_harness.agent.llm.scenarios` for the demo questions
+(`agent_harness.agent.llm.replay` decides each answer) and
 writes final answers that start with ``[offline replay]`` and quote the tool results it was sent,
 so a participant can see what the agent loop did. Tests can `enqueue` exact responses, which are
 served first, and read every request body from `requests`.
@@ -23,7 +23,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agent_harness.llm.replay import MODEL_NAME, call_id, completion, replay
+from agent_harness.agent.llm.replay import MODEL_NAME, call_id, completion, replay
 
 __all__ = ["MODEL_NAME", "OfflineModel", "start_offline_model"]
 

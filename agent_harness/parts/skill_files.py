@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import frontmatter
 import pydantic
 
-from agent_harness.access import ACCESS_LEVELS
+from agent_harness.parts.access import ACCESS_LEVELS
 
 __all__ = ["Skill", "ToolGrant", "parse_skill", "skill_name"]
 

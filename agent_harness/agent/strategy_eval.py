@@ -3,7 +3,7 @@
 Runs the workshop's demo questions (one per scripted scenario of the offline model, the same
 kinds of questions notebooks 04-07 ask) through the agent loop with each strategy, each
 question in a fresh thread, and counts, per model request, the tokens of the tool schemas
-sent (:mod:`agent_harness.token_count`), and per question whether the task succeeded: every
+sent (:mod:`agent_harness.parts.token_count`), and per question whether the task succeeded: every
 tool the question needs ran and returned a result, and the answer was not forced. With a live
 model (``WORKSHOP_LLM=live`` and a key) the same code measures the real model.
 
@@ -17,8 +17,8 @@ import json
 import uuid
 from dataclasses import dataclass, field
 
-from agent_harness.agent_loop import agent_turn
-from agent_harness.disclosure import STRATEGIES
+from agent_harness.agent.agent_loop import agent_turn
+from agent_harness.agent.disclosure import STRATEGIES
 
 __all__ = ["DemoQuestion", "demo_questions", "StrategyRun", "compare_strategies", "summary"]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from agent_harness.agents import Agent
+from agent_harness.parts.agents import Agent
 
 __all__ = [
     "STRATEGIES",

@@ -1,9 +1,9 @@
 """What the offline model answers: the next scripted step of a demo question, or a final answer.
 
-The pure part of :mod:`agent_harness.llm.offline` (no HTTP): read the conversation of a chat
-completion request, find the scenario (:mod:`agent_harness.llm.scenarios`) and the step it is
+The pure part of :mod:`agent_harness.agent.llm.offline` (no HTTP): read the conversation of a chat
+completion request, find the scenario (:mod:`agent_harness.agent.llm.scenarios`) and the step it is
 at, plan that step's tool calls among the tools the request offers (or the skill loads that
-would unlock them: :mod:`agent_harness.llm.skill_choice`), else write a final answer that
+would unlock them: :mod:`agent_harness.agent.llm.skill_choice`), else write a final answer that
 quotes what the tools returned; and shape it all as an OpenAI ``chat.completion``.
 """
 
@@ -15,7 +15,7 @@ import re
 import time
 from typing import Any
 
-from agent_harness.llm.scenarios import (
+from agent_harness.agent.llm.scenarios import (
     ANSWER_NO_TOOL,
     QUESTION,
     Scenario,
@@ -26,7 +26,7 @@ from agent_harness.llm.scenarios import (
     knowledge_lines,
     no_suitable_tool,
 )
-from agent_harness.llm.skill_choice import (
+from agent_harness.agent.llm.skill_choice import (
     DISCLOSURE_ID,
     is_disclosure,
     loaded_skills,

@@ -1,7 +1,8 @@
 """Scripted tool-call scenarios replayed by the offline model.
 
 Each `Scenario` recognises one of the workshop's demo questions and says which tools a model
-would call, step by step. `agent_harness.llm.offline` plays them back: step 0 is answered to the
+would call, step by step. `agent_harness.agent.llm.offline` plays them back: step 0 is answered to
+the
 first request after the user's question, step 1 after the first round of tool results, and so on;
 when the steps run out the server writes a final answer that quotes the tool results.
 

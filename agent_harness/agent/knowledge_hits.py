@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import re
 
+from agent_harness.agent.turns import TurnHooks, TurnResult
 from agent_harness.backends.roles import utc_now
-from agent_harness.turns import TurnHooks, TurnResult
 
 __all__ = ["KNOWLEDGE_K", "knowledge_hits", "KnowledgeRecorder", "hit_for_call", "hits_of"]
 
@@ -27,7 +27,7 @@ _VALUE = re.compile(r"[\w-]{3,}")
 
 def knowledge_hits(harness, question: str, k: int = KNOWLEDGE_K) -> list:
     """The memories a turn's context carries for ``question``: the search ``build_context``
-    makes (hybrid, tool outputs left out). Returns :class:`~agent_harness.memory.Memory`
+    makes (hybrid, tool outputs left out). Returns :class:`~agent_harness.parts.memory.Memory`
     rows, best first."""
     return harness.memory.search(question, k=k, mode="hybrid", exclude_kinds=["tool_output"])
 

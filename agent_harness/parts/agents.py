@@ -2,7 +2,7 @@
 
 An agent is assigned skills (with a priority, a sequence and a config); only their one-line
 descriptions go into its prompt, as a **manifest**. When the model loads a skill, the tools
-mapped to it are unlocked (see :mod:`agent_harness.disclosure`). What an agent may DO with a
+mapped to it are unlocked (see :mod:`agent_harness.agent.disclosure`). What an agent may DO with a
 tool is bounded by its skills: a tool marked ``write`` or ``execute`` runs only when one of the
 agent's skills grants that access (capped per assignment by ``config: {max_access: read}``);
 ``read`` tools need no grant.
@@ -22,9 +22,9 @@ from pathlib import Path
 import frontmatter
 import pydantic
 
-from agent_harness.access import ACCESS_LEVELS, allows, strongest
-from agent_harness.memory import content_hash
-from agent_harness.skills import SkillNotFound
+from agent_harness.parts.access import ACCESS_LEVELS, allows, strongest
+from agent_harness.parts.memory import content_hash
+from agent_harness.parts.skills import SkillNotFound
 
 __all__ = [
     "Agent",
@@ -36,7 +36,7 @@ __all__ = [
     "allows",
 ]
 
-PROJECT_AGENTS = Path(__file__).resolve().parent / "playbooks" / "agents"
+PROJECT_AGENTS = Path(__file__).resolve().parents[1] / "playbooks" / "agents"
 _AGENT_NAME = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
 
 

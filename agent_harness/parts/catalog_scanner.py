@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from agent_harness.backends.errors import BackendError
 from agent_harness.backends.roles.access_rules import MASKED_COLUMNS
 from agent_harness.foundation.identity import Identity
-from agent_harness.memory import MemoryStore, content_hash
+from agent_harness.parts.memory import MemoryStore, content_hash
 
 __all__ = ["CatalogScanner", "Fact", "TABLES_SQL", "COLUMNS_SQL", "FOREIGN_KEYS_SQL"]
 

@@ -1,8 +1,8 @@
 """Decision provenance: every agent turn leaves its trail in the database, in the same
 transaction-capable database as everything else (not a second graph store).
 
-:class:`ProvenanceRecorder` is a turn hook (see :mod:`agent_harness.agent_loop`). Per turn it writes
-one ``agent_turns`` row and a tree of ``turn_events``:
+:class:`ProvenanceRecorder` is a turn hook (see :mod:`agent_harness.agent.agent_loop`). Per turn
+it writes one ``agent_turns`` row and a tree of ``turn_events``:
 
 * ``tools_offered`` (strategy, agent, count, schema bytes and tokens) with one
   ``tool_offered`` child per tool (position, schema bytes, tokens);
@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import json
 
+from agent_harness.agent.turns import ModelStep, ToolCallRecord, TurnHooks, TurnResult
 from agent_harness.backends.roles import utc_now
 from agent_harness.foundation.values import finite
-from agent_harness.observability import end_span, start_span
-from agent_harness.token_count import schema_tokens
-from agent_harness.turns import ModelStep, ToolCallRecord, TurnHooks, TurnResult
+from agent_harness.parts.observability import end_span, start_span
+from agent_harness.parts.token_count import schema_tokens
 
 __all__ = ["Provenance", "ProvenanceRecorder", "TurnTracer", "identity_detail", "schema_bytes"]
 

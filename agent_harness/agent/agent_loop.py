@@ -7,7 +7,7 @@ attendee to write, cut into small steps (as smolagents does) that call **turn ho
    agent's own, with its skill manifest) and the context (skills manifest unless an agent
    brings one, relevant knowledge, the question after a ``Question:`` label);
 2. :func:`offer_tools`: the tools of the first request, chosen by the turn's **strategy**
-   (:mod:`agent_harness.disclosure`: ``all``, ``retrieve`` = top-k plus the always-on set,
+   (:mod:`agent_harness.agent.disclosure`: ``all``, ``retrieve`` = top-k plus the always-on set,
    ``disclose`` = skills unlock tools, or ``disclose+retrieve``; open tools are never
    offered) -> ``on_tools_offered``;
 3. :func:`model_step`: one request to the model -> ``before_model_step`` / ``on_model_step``;
@@ -37,9 +37,9 @@ import json
 import time
 import uuid
 
-from agent_harness.offload import PREVIEW_CHARS, preview
-from agent_harness.token_count import schemas_tokens
-from agent_harness.turns import HookRunner, ModelStep, ToolCallRecord, TurnHooks, TurnResult
+from agent_harness.agent.turns import HookRunner, ModelStep, ToolCallRecord, TurnHooks, TurnResult
+from agent_harness.parts.offload import PREVIEW_CHARS, preview
+from agent_harness.parts.token_count import schemas_tokens
 
 __all__ = [
     "agent_turn",
@@ -266,8 +266,8 @@ def agent_turn(
         hooks: Turn hooks (default: ``harness.turn_hooks``: provenance and tracing).
         strategy: How tools are offered: ``"all"``, ``"retrieve"`` (default), ``"disclose"``
             (skills unlock tools), ``"disclose+retrieve"``, or a
-            :class:`~agent_harness.disclosure.ToolStrategy`.
-        agent: The agent (name or :class:`~agent_harness.agents.Agent`): its system prompt
+            :class:`~agent_harness.agent.disclosure.ToolStrategy`.
+        agent: The agent (name or :class:`~agent_harness.parts.agents.Agent`): its system prompt
             and skill manifest, and its access grants at dispatch. Disclosing strategies use
             ``supplychain-analyst`` when none is given.
 
@@ -278,7 +278,7 @@ def agent_turn(
         Whatever the model call (or the loop itself) raised, after the turn was marked
         ``failed`` and ``on_turn_error`` ran.
     """
-    from agent_harness.disclosure import make_strategy
+    from agent_harness.agent.disclosure import make_strategy
 
     llm = llm or harness.llm
     run = HookRunner(harness.turn_hooks if hooks is None else hooks, harness.tools.hook_failures)

@@ -2,7 +2,8 @@
 
 * live: any OpenAI-compatible endpoint (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``,
   ``WORKSHOP_MODEL``). Retries are the client's own (``max_retries``).
-* offline: the scripted replay server on loopback (:mod:`agent_harness.llm.offline`); used when
+* offline: the scripted replay server on loopback (:mod:`agent_harness.agent.llm.offline`); used
+when
   no key is set (mode ``auto``) or when asked (``WORKSHOP_LLM=offline``). Its answers start with
   ``[offline replay]``.
 """
@@ -13,9 +14,9 @@ from dataclasses import dataclass
 
 import openai
 
+from agent_harness.agent.llm.offline import MODEL_NAME as OFFLINE_MODEL
+from agent_harness.agent.llm.offline import start_offline_model
 from agent_harness.foundation.config import Settings
-from agent_harness.llm.offline import MODEL_NAME as OFFLINE_MODEL
-from agent_harness.llm.offline import start_offline_model
 
 __all__ = ["LLM", "make_llm"]
 
