@@ -101,7 +101,8 @@ def test_agent_harness_has_no_import_cycles():
     )
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write a small package tree for a test (``{relative path: text}``)."""
     for relative, text in files.items():
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -109,7 +110,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 
 def test_the_walk_finds_a_cycle_hidden_in_a_function(tmp_path):
-    _write(
+    write_files(
         tmp_path,
         {
             "pkg/__init__.py": "from pkg.a import f\n",
@@ -124,7 +125,7 @@ def test_the_walk_finds_a_cycle_hidden_in_a_function(tmp_path):
 
 
 def test_a_name_imported_back_from_the_package_init_is_a_cycle(tmp_path):
-    _write(
+    write_files(
         tmp_path,
         {
             "pkg/__init__.py": "from pkg.sub.x import X\n",
@@ -135,5 +136,5 @@ def test_a_name_imported_back_from_the_package_init_is_a_cycle(tmp_path):
     )
     graph = import_graph(tmp_path, "pkg")
     assert graph["pkg.sub.x"] == {"pkg.helper"}  # helper is a module: an edge to it
-    _write(tmp_path, {"pkg/sub/x.py": "from pkg import X as Y\nX = 1\n"})
+    write_files(tmp_path, {"pkg/sub/x.py": "from pkg import X as Y\nX = 1\n"})
     assert cycles(import_graph(tmp_path, "pkg")) == [["pkg", "pkg.sub.x"]]

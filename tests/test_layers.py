@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.test_import_cycles import cycles, imported_modules, module_names
+from tests.test_import_cycles import cycles, imported_modules, module_names, write_files
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("agent_harness", "grader")
@@ -127,13 +127,6 @@ def test_no_import_runs_against_the_layer_table():
     )
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 TABLE = """# Layers
 
 | layer | folders and modules | what |
@@ -146,7 +139,7 @@ Prose after the table: `pkg/base/` again.
 
 
 def test_the_table_is_read_from_the_doc_and_the_most_specific_entry_wins(tmp_path):
-    _write(
+    write_files(
         tmp_path,
         {
             "doc.md": TABLE,
@@ -166,7 +159,7 @@ def test_the_table_is_read_from_the_doc_and_the_most_specific_entry_wins(tmp_pat
 
 
 def test_an_upward_import_hidden_in_a_function_is_found(tmp_path):
-    _write(
+    write_files(
         tmp_path,
         {
             "doc.md": TABLE,
@@ -185,7 +178,7 @@ def test_an_upward_import_hidden_in_a_function_is_found(tmp_path):
 
 
 def test_a_module_in_no_layer_is_reported(tmp_path):
-    _write(
+    write_files(
         tmp_path,
         {
             "doc.md": TABLE.replace("| **top** | `pkg/` | the rest |\n", ""),
