@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -25,7 +26,50 @@ from grader.results import GradeRow, Status
 from grader.scoring import score_notebook
 from grader.sources import Source, meta
 
-__all__ = ["assemble", "execute", "score", "grade_notebook", "prepare_template"]
+__all__ = [
+    "LocalSocketKernelManager",
+    "assemble",
+    "execute",
+    "score",
+    "grade_notebook",
+    "prepare_template",
+]
+
+
+def _local_sockets_manager():
+    from jupyter_client import AsyncKernelManager
+    from jupyter_core.paths import jupyter_runtime_dir
+    from traitlets import default
+
+    from agent_harness.interfaces.lab import ipc_fits
+
+    class LocalSocketKernelManager(AsyncKernelManager):
+        """A kernel over local (ipc) sockets where their paths fit, as ``workshop lab`` starts
+        them. Over TCP the client picks five free ports and the kernel binds them later: a
+        kernel started at the same moment by the other test worker can take one in between
+        (``ZMQError: Address already in use``, "Kernel died before replying to kernel_info",
+        seen in a full run). A socket file named after the kernel cannot be taken that way."""
+
+        @default("transport")
+        def _transport_default(self) -> str:
+            return "ipc" if ipc_fits(os.environ) else "tcp"
+
+        def _ip_default(self) -> str:
+            # jupyter_client's default for ipc is "kernel-ipc" when no connection file is
+            # named yet: a path relative to each side's folder, and the kernel runs in the
+            # notebook's. The sockets go to Jupyter's runtime folder instead, named per kernel.
+            if self.transport != "ipc":
+                return super()._ip_default()
+            runtime = jupyter_runtime_dir()
+            os.makedirs(runtime, exist_ok=True)
+            return os.path.join(runtime, f"kernel-{uuid.uuid4().hex}-ipc")
+
+    return LocalSocketKernelManager
+
+
+#: The kernel manager of every kernel the tests start (nbclient's and papermill's
+#: ``kernel_manager_class``).
+LocalSocketKernelManager = _local_sockets_manager()
 
 
 def _source(nb: nbformat.NotebookNode, released: nbformat.NotebookNode | None = None) -> Source:
@@ -79,6 +123,7 @@ def execute(
             nb,
             timeout=timeout_cell,
             kernel_name=kernel_name,
+            kernel_manager_class=LocalSocketKernelManager,
             allow_errors=True,
             resources={"metadata": {"path": str(workdir)}},
         )

@@ -11,6 +11,8 @@ import shutil
 import pytest
 
 from grader.notebook_folders import notebook_path
+from tests.deadlines import PATIENCE_S
+from tests.jupyter_grading import LocalSocketKernelManager
 
 NOTEBOOK = notebook_path("06_self_healing_registry")
 
@@ -33,6 +35,8 @@ def test_running_06_twice_writes_nothing_in_the_future(tmp_path, template):
                 kernel_name="python3",
                 cwd=str(workdir),
                 progress_bar=False,
+                kernel_manager_class=LocalSocketKernelManager,
+                execution_timeout=PATIENCE_S,  # a cell that hangs fails the test, with its name
             )
         h = agent_harness.connect(data_dir=str(workdir / ".workshop"))
     finally:

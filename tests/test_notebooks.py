@@ -24,7 +24,8 @@ import pytest
 from grader.grade import cut_after, load_sources, score_notebook
 from grader.notebook_folders import answers, notebook_path, notebook_paths
 from grader.release import ROOT, release_notebook, stale_notebooks
-from tests.jupyter_grading import execute, score
+from tests.deadlines import PATIENCE_S
+from tests.jupyter_grading import LocalSocketKernelManager, execute, score
 
 #: The instructor notebooks, one folder each (solutions/NN_name/NN_name.ipynb).
 PATHS = notebook_paths()
@@ -161,6 +162,8 @@ def test_solution_runs_with_papermill_and_scores_full_marks(path, tmp_path, temp
             kernel_name="python3",
             cwd=str(workdir),
             progress_bar=False,
+            kernel_manager_class=LocalSocketKernelManager,
+            execution_timeout=PATIENCE_S,  # a cell that hangs fails the test, with its name
         )
     finally:
         os.environ.pop("WORKSHOP_DATA_DIR", None)

@@ -72,7 +72,7 @@ def lab_command(
         command.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers often run as root
         command.append("--allow-root")
-    if _ipc_fits(env):  # kernels over local sockets: no "running over TCP without encryption"
+    if ipc_fits(env):  # kernels over local sockets: no "running over TCP without encryption"
         command.append("--KernelManager.transport=ipc")
     paths = [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
     paths = [p for p in paths if Path(p) != ATTENDEE_CONFIG]
@@ -92,7 +92,7 @@ def lab_command(
 _SOCKET_PATH_MAX, _KERNEL_SOCKET_NAME = 103, 50
 
 
-def _ipc_fits(env: Mapping[str, str]) -> bool:
+def ipc_fits(env: Mapping[str, str]) -> bool:
     """Whether kernels can talk to the lab over local (ipc) sockets: not on Windows (zmq has
     no ipc there), and only where the runtime folder's path leaves room for the socket names
     (else TCP on 127.0.0.1, as before, with ipykernel's warning)."""
