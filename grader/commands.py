@@ -29,7 +29,7 @@ __all__ = ["grade", "check", "export", "release", "COMMANDS"]
     "--workers",
     type=click.IntRange(1, 64),
     default=None,
-    help="Parallel sandboxes (default: CPUs + 1).",
+    help="Parallel sandboxes (default: two per CPU).",
 )
 @click.option(
     "--timeout-cell",

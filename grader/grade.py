@@ -43,7 +43,7 @@ from grader.execute import NotebookRun, prepare_template, run_notebooks, run_sub
 from grader.files import atomic_write_text
 from grader.reference import reference_values_of, sandbox_cpu
 from grader.results import GradeRow, Status
-from grader.sandbox import Limits
+from grader.sandbox import SANDBOXES_PER_CPU, Limits
 from grader.scoring import CellResult, judge_cells, score_notebook, undone_notes
 from grader.sources import GradingError, Source, cut_after, load_sources, meta
 
@@ -77,7 +77,7 @@ class GradeOptions:
         timeout_notebook: Seconds per notebook.
         use_bwrap: The bubblewrap sandbox (None: when available).
         limits: The sandbox's limits (None: :meth:`Limits.for_grading` with ``timeout_notebook``).
-        workers: Parallel sandboxes (None: CPUs + 1).
+        workers: Parallel sandboxes (None: :data:`SANDBOXES_PER_CPU` per CPU).
         force: Regrade everything, not only new or changed submissions.
         source_dir: The instructor notebooks (None: solutions/).
         check: A self-check (``workshop check``): visible checks only, nothing written.
@@ -220,9 +220,7 @@ def reference_values(state: Grading) -> Grading:
     They are computed in the first of the batch's parallel sandboxes while the others already
     run submissions; a submission is scored once they are known.
     """
-    # One more sandbox than CPUs: notebooks also wait (tool time-outs, the offline model's
-    # socket), and a third sandbox on two cores fills those gaps.
-    workers = max(1, state.options.workers or (os.cpu_count() or 1) + 1)
+    workers = max(1, state.options.workers or SANDBOXES_PER_CPU * (os.cpu_count() or 1))
     pool = ThreadPoolExecutor(max_workers=workers)
     return dataclasses.replace(state, pool=pool, reference=pool.submit(reference_values_of, state))
 
