@@ -271,3 +271,33 @@ def test_one_grading_path_of_named_steps():
     folder = Path(grade.__file__).parent
     sizes = {p.name: len(p.read_text().splitlines()) for p in folder.glob("*.py")}
     assert all(lines <= 420 for lines in sizes.values()), sizes
+
+
+def test_each_submission_of_a_batch_starts_three_notebooks_further(monkeypatch, tmp_path):
+    """The batch's sandboxes run the same notebooks in turn; each submission starts three
+    notebooks after the one before, so they do not all sleep in 06's cool-down at once. Every
+    run still goes to its own notebook's score."""
+    import grader.grade as grade
+    from grader.collect import Submission
+    from grader.execute import NotebookRun
+    from grader.grade import GradeOptions, Grading
+
+    sources = tuple(grade.load_sources())
+    names = [s.name for s in sources]
+    seen = []
+
+    def run_notebooks(jobs, *args, **kwargs):
+        seen.append([source.name for source, _ in jobs])
+        return [NotebookRun(reason=source.name) for source, _ in jobs]
+
+    monkeypatch.setattr(grade, "run_notebooks", run_notebooks)
+    state = Grading(GradeOptions(check=True), out=tmp_path, sources=sources)
+    from grader.notebook_folders import notebook_path
+
+    paths = {name: notebook_path(name) for name in names}
+    for index in range(4):
+        graded = grade._grade_one(state, Submission(f"s{index}", dict(paths)), index)
+        assert {name: run.reason for name, run in graded.runs.items()} == {n: n for n in names}
+    start = [names.index(order[0]) for order in seen]
+    assert start == [(3 * i) % len(names) for i in range(4)]
+    assert all(sorted(order) == sorted(names) for order in seen)
