@@ -44,7 +44,26 @@ GROUPED = {
     "tests/test_tool_retrieval_eval.py": "module",  # one 200-tool catalogue, loaded once
     "tests/test_mcp_interop.py": "module",  # two `workshop mcp --http` processes, started once
     "tests/test_kit.py": "module",  # one kit built and installed offline, shared
+    # One graded batch and ten `workshop check` runs (about 65 s): sent whole, else each
+    # worker that gets one of its tests builds them again.
+    "tests/test_grader_check.py": "module",
+    "tests/test_instructor_course.py": "module",  # one course folder (about 13 s)
 }
+#: Modules whose tests take 10-45 s each (the slowest of `.ci/run`'s --durations that are
+#: not in GROUPED): sent right after the grouped units, before the quick tests, so a run does
+#: not end with one worker on a long test while the other has nothing left to do.
+SEND_EARLY = (
+    "tests/test_nbgrader_direct.py",
+    "tests/test_attendee_lab.py",
+    "tests/test_notebook_rerun.py",
+    "tests/test_chat_browser.py",
+    "tests/test_student_check.py",
+    "tests/test_backend_layout.py",
+    "tests/test_grader_report.py",
+    "tests/test_mcp_boundaries.py",
+    "tests/test_requirements.py",
+    "tests/test_lab.py",
+)
 #: Modules whose notebook units are another module's: their tests of a notebook go with that
 #: module's (test_check_tracebacks.py reads the Jupyter run of the untouched student notebook
 #: that test_notebooks.py makes, ``student_notebook_runs``).
@@ -63,13 +82,30 @@ def work_unit(nodeid: str) -> str:
     return f"{unit}::{notebook.group(1)}" if notebook else nodeid
 
 
+def send_order(unit: tuple[str, dict]) -> tuple[int, bool]:
+    """Where a unit of work goes in the queue: the biggest first (as xdist's loadscope does),
+    and among units of one size, the tests of :data:`SEND_EARLY` first."""
+    scope, nodeids = unit
+    return -len(nodeids), not scope.startswith(SEND_EARLY)
+
+
 def pytest_xdist_make_scheduler(config, log):
-    """Schedule by :func:`work_unit` (biggest units first, as xdist's loadscope does)."""
+    """Schedule by :func:`work_unit`, in :func:`send_order`."""
     from xdist.scheduler import LoadScopeScheduling
 
     class WorkUnitScheduling(LoadScopeScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return work_unit(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:  # the queue is full now (schedule() made it)
+                self.ordered = True
+                units = sorted(self.workqueue.items(), key=send_order)
+                self.workqueue.clear()
+                self.workqueue.update(units)
+            super()._assign_work_unit(node)
 
     return WorkUnitScheduling(config, log)
 
