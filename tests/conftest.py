@@ -6,7 +6,7 @@ process). The prepared database (:func:`template`) is made ONCE per run, by whic
 needs it first, under a file lock in the folder all workers share; every notebook run and
 every worker's harness copies it. The modules in :data:`GROUPED` have expensive
 module-scoped fixtures (a grading batch; the probe runs and the mutant runs, made one notebook
-at a time through the session's warm runners, :func:`warm_runners`; the retrieval
+at a time through the session's two warm runners, :func:`warm_runners`; the retrieval
 evaluation's catalogue): their tests go to a worker together, the whole module or one
 notebook's tests as one unit (:func:`pytest_xdist_make_scheduler`), so no worker repeats a
 run; every other test is sent on its own. (xdist's own ``--dist loadgroup`` would do this
@@ -193,15 +193,9 @@ def sandbox_caches() -> None:
     prepare_bytecode()
 
 
-#: Warm grading runners per worker. Three, not two: the sweeps' notebooks also wait (06's
-#: 6-second cool-down in every run past its TODO 2, tool time-outs), and a third runner
-#: computes while the others sleep.
-WARM_RUNNERS = 3
-
-
 @pytest.fixture(scope="session")
 def warm_runners(template, sandbox_caches, tmp_path_factory):
-    """:data:`WARM_RUNNERS` sandboxed grading runners kept warm for the whole session
+    """Two sandboxed grading runners kept warm for the whole session
     (:class:`grader.execute.WarmRunner`), each running one notebook at a time, each notebook
     in a fresh process with a fresh copy of :func:`template`: the notebook sweeps of
     test_notebooks.py and test_grader_probes.py run hundreds of notebooks through them
@@ -212,7 +206,7 @@ def warm_runners(template, sandbox_caches, tmp_path_factory):
     limits = Limits(deadline_s=7 * 24 * 3600)  # a runner's deadline counts from its start
     runners = [
         WarmRunner(tmp_path_factory.mktemp(f"warm-runner-{i}"), template, limits, None, True)
-        for i in range(WARM_RUNNERS)
+        for i in range(2)
     ]
     yield runners
     for runner in runners:

@@ -243,7 +243,7 @@ def test_every_todo_has_enough_mutants(path):
 
 class _MutantRuns(dict):
     """Each mutant's run WITH the hidden tests (as stock nbgrader scores), made on first use,
-    all the mutants of one notebook at a time, shared between the session's warm runners
+    all the mutants of one notebook at a time, shared between the session's two warm runners
     (conftest.py's ``warm_runners``), each running its share one after the other (each run in
     a fresh process with a fresh copy of the database)."""
 
