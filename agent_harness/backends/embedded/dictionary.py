@@ -70,4 +70,11 @@ def create_dictionary_views(conn: apsw.Connection) -> None:
         f" FROM ({user_tables}) t JOIN pragma_foreign_key_list(t.name, 'supplychain') f",
     }
     for name, select in views.items():
-        conn.execute(f"CREATE TEMP VIEW IF NOT EXISTS {name} AS {select}")
+        # Each use of a view in a statement is computed once (MATERIALIZED): joined as the
+        # catalog scanner joins them (constraints to their columns, twice), SQLite would
+        # otherwise run the pragma functions again for every row of the outer view
+        # (tests/test_embedded_backend.py counts them).
+        conn.execute(
+            f"CREATE TEMP VIEW IF NOT EXISTS {name} AS"
+            f" WITH {name}_rows AS MATERIALIZED ({select}) SELECT * FROM {name}_rows"
+        )
