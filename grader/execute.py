@@ -45,7 +45,8 @@ class NotebookRun:
         ignored_lines: Lines the notebook wrote into the runner's answer pipe without the
             step's nonce (forged or garbage), all ignored.
         embeddings: The texts the run embedded and their vectors, when asked for
-            (``collect_embeddings``: only for runs of untouched released notebooks).
+            (``collect_embeddings``: grading asks it only of runs of untouched released
+            notebooks; the tests also of the solutions', tests/conftest.py).
     """
 
     status: Status = Status.CRASHED
@@ -177,6 +178,7 @@ class WarmRunner:
         use_bwrap: None = use bubblewrap when available.
         warm_everything: Warm up for every notebook; else for those of the first call (a
             later notebook imports what they did not need, as in any kernel).
+        embeddings: The embeddings file the runner preloads (None: the one grading prepared).
     """
 
     def __init__(
@@ -186,9 +188,11 @@ class WarmRunner:
         limits: Limits,
         use_bwrap: bool | None = None,
         warm_everything: bool = False,
+        embeddings: Path | None = None,
     ):
         self.job_dir, self.template, self.limits = Path(job_dir), Path(template), limits
         self.use_bwrap, self.warm_everything = use_bwrap, warm_everything
+        self.embeddings = embeddings
         self._sandbox: Sandbox | None = None
         self._runner: _Runner | None = None
         # bubblewrap's --die-with-parent fires when the THREAD that started it ends (prctl(2),
@@ -201,7 +205,12 @@ class WarmRunner:
         self.close()
         groups = None if self.warm_everything else _warm_up_for(source for source, _ in jobs)
         self._sandbox = Sandbox(
-            self.job_dir, self.template, self.limits, self.use_bwrap, warm_up=groups
+            self.job_dir,
+            self.template,
+            self.limits,
+            self.use_bwrap,
+            warm_up=groups,
+            embeddings=self.embeddings,
         )
         self._starter = ThreadPoolExecutor(1, thread_name_prefix="warm-runner")
         self._starter.submit(self._sandbox.__enter__).result()

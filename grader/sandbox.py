@@ -195,6 +195,8 @@ class Sandbox:
         use_bwrap: None = use bubblewrap when available.
         warm_up: The runner's warm-up groups (``grader/runner_warm_up.py``, ``WARM_UP``);
             None = all.
+        embeddings: The embeddings file the runner preloads (None: the one grading prepared,
+            ``grader.cache_paths.ready_embeddings``).
     """
 
     def __init__(
@@ -204,9 +206,11 @@ class Sandbox:
         limits: Limits,
         use_bwrap: bool | None = None,
         warm_up: list[str] | None = None,
+        embeddings: Path | None = None,
     ):
         self.job_dir = Path(job_dir).resolve()
         self.warm_up = warm_up
+        self.embeddings = embeddings
         self.template = Path(template).resolve()
         self.limits = limits
         self.use_bwrap = bwrap_available() if use_bwrap is None else use_bwrap
@@ -223,7 +227,7 @@ class Sandbox:
         """The command line that starts the runner (or, with ``python_args``, runs Python with
         those arguments in the same sandbox: the tests look around in it)."""
         commands_fd, events_fd = (str(fd) for fd in self._fds)
-        embeddings = ready_embeddings()
+        embeddings = self.embeddings or ready_embeddings()
         inside = "/embeddings.json" if self.use_bwrap else str(embeddings)
         settings = json.dumps(
             {

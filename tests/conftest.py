@@ -171,9 +171,7 @@ def template(tmp_path_factory) -> Path:
 
     from grader.grade import prepare_template
 
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the folder every worker of this run shares
+    root = _run_root(tmp_path_factory)
     folder, ready = root / "template" / ".workshop", root / "template" / "ready"
     with FileLock(str(root / "template.lock")):
         if not ready.exists():
@@ -193,8 +191,68 @@ def sandbox_caches() -> None:
     prepare_bytecode()
 
 
+def _run_root(tmp_path_factory) -> Path:
+    """The folder every xdist worker of this test run shares."""
+    root = tmp_path_factory.getbasetemp()
+    return root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+
+
 @pytest.fixture(scope="session")
-def warm_runners(template, sandbox_caches, tmp_path_factory):
+def sweep_embeddings(template, sandbox_caches, tmp_path_factory) -> Path | None:
+    """The vectors the notebook sweeps' runs start with: what the untouched released notebooks
+    embed (the file ``workshop grade`` preloads, grader/caches.py) and what each instructor's
+    solution embeds, once with its hidden tests and once with its value checks. A wrong answer
+    embeds mostly the same texts as the solution: its run finds them here instead of running
+    the model again (about half the CPU of a sweep's run). Made ONCE per test run, under a
+    file lock, in the folder the xdist workers share. Only the tests use it: grading never
+    preloads the texts of the solutions or of the value checks (tests/test_grader_speed.py).
+
+    The model is deterministic and a text's vector does not depend on its batch
+    (tests/test_embeddings.py), so a preloaded vector is the one the run would compute."""
+    import dataclasses
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    from filelock import FileLock
+
+    from grader.cache_paths import merge_embeddings
+    from grader.caches import prepare_embeddings
+    from grader.execute import WarmRunner
+    from grader.sandbox import Limits
+    from grader.sources import load_sources
+
+    root = _run_root(tmp_path_factory)
+    path = root / "sweep-embeddings.json"
+    with FileLock(str(root / "sweep-embeddings.lock")):
+        if path.exists():
+            return path
+        sources = load_sources()
+        public = prepare_embeddings(sources, template)
+        with_probes = [(source, None) for source in sources]
+        with_hidden = [(dataclasses.replace(source, probes={}), None) for source in sources]
+
+        def collect(index: int, jobs: list, hidden: bool) -> list:
+            folder = tmp_path_factory.mktemp(f"sweep-embeddings-{index}")
+            with WarmRunner(folder, template, Limits.for_grading(), None, True, public) as runner:
+                return runner.run(jobs, 120, 600, hidden, collect_embeddings=True)
+
+        with ThreadPoolExecutor(2) as pool:
+            done = pool.map(collect, (0, 1), (with_probes, with_hidden), (False, True))
+            runs = [run for batch in done for run in batch]
+        found = [run.embeddings or {} for run in runs]
+        found = [f for f in found if isinstance(f.get("texts"), list) and f.get("vectors")]
+        if public is not None:
+            saved = json.loads(public.read_text(encoding="utf-8"))
+            found.insert(0, saved)
+        if not found:
+            return None  # the runs preload nothing and embed for themselves
+        merged = merge_embeddings([f["texts"] for f in found], [f["vectors"] for f in found])
+        path.write_text(json.dumps(merged), encoding="utf-8")
+        return path
+
+
+@pytest.fixture(scope="session")
+def warm_runners(template, sandbox_caches, sweep_embeddings, tmp_path_factory):
     """Two sandboxed grading runners kept warm for the whole session
     (:class:`grader.execute.WarmRunner`), each running one notebook at a time, each notebook
     in a fresh process with a fresh copy of :func:`template`: the notebook sweeps of
@@ -205,7 +263,14 @@ def warm_runners(template, sandbox_caches, tmp_path_factory):
 
     limits = Limits(deadline_s=7 * 24 * 3600)  # a runner's deadline counts from its start
     runners = [
-        WarmRunner(tmp_path_factory.mktemp(f"warm-runner-{i}"), template, limits, None, True)
+        WarmRunner(
+            tmp_path_factory.mktemp(f"warm-runner-{i}"),
+            template,
+            limits,
+            None,
+            True,
+            sweep_embeddings,
+        )
         for i in range(2)
     ]
     yield runners
