@@ -174,8 +174,9 @@ CASES = MUTANT_CASES + WRONG_CASES + ALWAYS_EQUAL_CASES + VISIBLE_CASES + CORREC
 def _run_all(runners, jobs: dict) -> dict:
     """Run ``{key: (notebook, answers, until)}`` on the session's warm runners (conftest.py's
     ``warm_runners``), each taking a share one after the other (each run in a fresh process
-    with a fresh copy of the database)."""
-    items = list(jobs.items())
+    with a fresh copy of the database). Whole-notebook runs (no ``until``) are dealt out
+    first, so the runners' shares end at about the same time."""
+    items = sorted(jobs.items(), key=lambda item: item[1][2] is not None)
     chunks = [items[i :: len(runners)] for i in range(len(runners))]
 
     def run(runner, chunk):
@@ -211,20 +212,38 @@ def scratch(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("probe-jobs")
 
 
-@pytest.fixture(scope="module")
-def reference(warm_runners) -> dict[str, NotebookRun]:
-    """The instructor's solutions, one run per notebook."""
-    return _RunsByNotebook(warm_runners, {name: (name, None, None) for name in SOURCES})
+class _References:
+    """The instructor's solutions' runs by notebook name, out of the module's runs."""
+
+    def __init__(self, runs: _RunsByNotebook) -> None:
+        self._runs = runs
+
+    def __getitem__(self, name: str) -> NotebookRun:
+        return self._runs[f"reference:{name}"]
 
 
 @pytest.fixture(scope="module")
-def case_runs(warm_runners, reference) -> dict[str, NotebookRun]:
-    """Every case of CASES, by case id."""
-    jobs = {}
+def module_runs(warm_runners) -> _RunsByNotebook:
+    """Every run this module reads, made one notebook at a time: the instructor's solution
+    (key ``reference:<notebook>``) and every case of CASES (key: the case's id) in one batch,
+    so the solution's run shares the runners with the cases' instead of running alone."""
+    jobs = {f"reference:{name}": (name, None, None) for name in SOURCES}
     for case in CASES:
         answers = _solutions(SOURCES[case.notebook]) | case.replaced
         jobs[case.id] = (case.notebook, answers, case.until)
     return _RunsByNotebook(warm_runners, jobs)
+
+
+@pytest.fixture(scope="module")
+def reference(module_runs) -> _References:
+    """The instructor's solutions, one run per notebook."""
+    return _References(module_runs)
+
+
+@pytest.fixture(scope="module")
+def case_runs(module_runs) -> _RunsByNotebook:
+    """Every case of CASES, by case id."""
+    return module_runs
 
 
 def _rows(case: Case, case_runs, reference) -> dict[str, GradeRow]:

@@ -193,24 +193,9 @@ def test_student_notebook_stops_with_an_assertion_at_the_first_todo(path, studen
     assert first_error == first_grade, "cells before the first check must run without error"
 
 
-@pytest.fixture(scope="module")
-def untouched_runs(warm_runners):
-    """Each untouched student notebook's run WITH the hidden tests (as stock nbgrader scores):
-    the released TODO stubs in their cells, on a warm runner (a fresh process and database)."""
-
-    class Runs(dict):
-        def __missing__(self, name: str):
-            source = dataclasses.replace(SOURCES[name], probes={})  # hidden tests, no value checks
-            (run,) = warm_runners[0].run([(source, {})], 120, 600, hidden_tests=True)
-            self[name] = (source, run)
-            return self[name]
-
-    return Runs()
-
-
 @pytest.mark.parametrize("path", PATHS, ids=_stem)
-def test_untouched_student_notebook_scores_zero_on_every_todo(path, untouched_runs):
-    source, run = untouched_runs[path.stem]
+def test_untouched_student_notebook_scores_zero_on_every_todo(path, mutant_runs):
+    source, run = mutant_runs[(path.stem, None, UNTOUCHED)]
     assert run.status == "ok", f"the run did not complete: {run.status} {run.reason}"
     results = score_notebook("untouched", source, run, [])
     assert results and all(r.points == 0 for r in results), results
@@ -241,11 +226,17 @@ def test_every_todo_has_enough_mutants(path):
     assert set(covered) <= labels, f"{path.stem}: COVERED_BY names unknown answers"
 
 
+#: The key of an untouched notebook's run among the mutants' (its grade_id: None).
+UNTOUCHED = "the untouched student notebook"
+
+
 class _MutantRuns(dict):
-    """Each mutant's run WITH the hidden tests (as stock nbgrader scores), made on first use,
-    all the mutants of one notebook at a time, shared between the session's two warm runners
-    (conftest.py's ``warm_runners``), each running its share one after the other (each run in
-    a fresh process with a fresh copy of the database)."""
+    """Runs WITH the hidden tests (as stock nbgrader scores), made on first use, one notebook
+    at a time, shared between the session's two warm runners (conftest.py's
+    ``warm_runners``), each running its share one after the other (each run in a fresh
+    process with a fresh copy of the database): each mutant's, by ``(notebook, grade_id,
+    label)``, and the untouched student notebook's (the released TODO stubs in their cells),
+    by ``(notebook, None, UNTOUCHED)``."""
 
     def __init__(self, runners) -> None:
         super().__init__()
@@ -255,7 +246,10 @@ class _MutantRuns(dict):
         name = key[0]
         todo = [m for m in MUTANTS if m[0] == name and m[:3] not in self]
         jobs = []
-        for _, grade_id, _label, source in todo:
+        if (name, None, UNTOUCHED) not in self:  # the whole notebook: dealt out first
+            todo.insert(0, (name, None, UNTOUCHED, None))
+            jobs.append((dataclasses.replace(SOURCES[name], probes={}), {}))
+        for _, grade_id, _label, source in todo[len(jobs) :]:
             original = SOURCES[name]
             answers = {**_solution_sources(original.notebook), grade_id: source}
             jobs.append(
