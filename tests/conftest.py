@@ -203,7 +203,7 @@ def sweep_embeddings(template, sandbox_caches, tmp_path_factory) -> Path | None:
     embed (the file ``workshop grade`` preloads, grader/caches.py) and what each instructor's
     solution embeds, once with its hidden tests and once with its value checks. A wrong answer
     embeds mostly the same texts as the solution: its run finds them here instead of running
-    the model again (about half the CPU of a sweep's run). Made ONCE per test run, under a
+    the model again. Made ONCE per test run, under a
     file lock, in the folder the xdist workers share. Only the tests use it: grading never
     preloads the texts of the solutions or of the value checks (tests/test_grader_speed.py).
 
