@@ -11,11 +11,13 @@
 * :func:`hybrid_binds`, :func:`window_binds`: bind values the TODO statements use.
 * :func:`show_json`: a tool's JSON answer printed in lines broken between words (a notebook's
   output area wraps one long line wherever the width ends, in the middle of a word).
+* :func:`unused_id`: an id for a check's own memories that no memory uses yet.
 """
 
 from __future__ import annotations
 
 import atexit
+import itertools
 import json
 import textwrap
 import traceback
@@ -29,6 +31,7 @@ __all__ = [
     "hybrid_binds",
     "replace_for_this_cell",
     "show_json",
+    "unused_id",
     "window_binds",
 ]
 
@@ -204,3 +207,24 @@ def show_json(text: str, width: int = 88) -> None:
             )
         )
     )
+
+
+#: The numbers :func:`unused_id` gave out in this process (one counter for every prefix).
+_GIVEN = itertools.count(1)
+
+
+def unused_id(harness, prefix: str = "call_check") -> str:
+    """``<prefix>_<n>``: an id no memory of the harness's scope has as its subject, and one
+    this process has not given out before (two ids asked for in a row differ even before
+    either is stored).
+
+    A fresh run of a notebook gets the same ids every time (1, 2, 3, ... on a database that
+    holds none of them), so the texts a check stores ("<id>: <content>") are the same from
+    run to run and their vectors come from the embedder's cache instead of the model. An id an
+    earlier run left behind (a cell that stopped before its clean-up) is skipped, never
+    reused. A random id would be unique too, but every run would embed its texts afresh.
+    """
+    while True:
+        candidate = f"{prefix}_{next(_GIVEN)}"
+        if not harness.memory.list(metadata_filter={"subject": candidate}, limit=1):
+            return candidate

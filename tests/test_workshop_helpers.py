@@ -201,3 +201,27 @@ def test_show_json_breaks_lines_between_words_only(capsys):
     assert " ".join(line.strip() for line in lines) == json.dumps(json.loads(answer))
     show_json('{"rows": [1, 2', width=60)  # cut text is printed as it is
     assert capsys.readouterr().out == '{"rows": [1, 2\n'
+
+
+def test_unused_id_is_the_same_on_every_fresh_run_and_skips_ids_in_use(harness, monkeypatch):
+    """05's checks store outputs under ids from ``unused_id``: the same ids in every fresh run
+    (so the stored texts' vectors are cached from run to run), two in a row differ, and an id
+    a memory of the scope holds as its subject (left by an earlier run) is never given."""
+    import itertools
+
+    from agent_harness import workshop
+
+    prefix = "test_unused_id_check"
+    monkeypatch.setattr(workshop, "_GIVEN", itertools.count(1))
+    first = [workshop.unused_id(harness, prefix) for _ in range(3)]
+    assert first == [f"{prefix}_1", f"{prefix}_2", f"{prefix}_3"]
+    monkeypatch.setattr(workshop, "_GIVEN", itertools.count(1))  # a fresh process
+    assert [workshop.unused_id(harness, prefix) for _ in range(3)] == first
+    left = [harness.memory.add("left behind", kind="note", subject=f"{prefix}_{n}") for n in (1, 2)]
+    try:
+        monkeypatch.setattr(workshop, "_GIVEN", itertools.count(1))
+        assert workshop.unused_id(harness, prefix) == f"{prefix}_3"
+        assert workshop.unused_id(harness, prefix) == f"{prefix}_4"
+    finally:
+        for memory_id in left:
+            harness.memory.delete(memory_id)
