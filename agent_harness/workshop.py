@@ -226,5 +226,6 @@ def unused_id(harness, prefix: str = "call_check") -> str:
     """
     while True:
         candidate = f"{prefix}_{next(_GIVEN)}"
-        if not harness.memory.list(metadata_filter={"subject": candidate}, limit=1):
+        holders = harness.memory.list(metadata_filter={"subject": candidate}, limit=1)
+        if all(m.subject != candidate for m in holders):  # what a backend found, checked
             return candidate

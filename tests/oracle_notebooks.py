@@ -52,8 +52,9 @@ class NotebookTrace:
         return [(c.index, *r) for c in self.cells for r in c.refused]
 
 
-class _CellTimeout(Exception):
-    pass
+class _CellTimeout(BaseException):
+    """A BaseException: code under test that catches ``Exception`` (a library's retry, a
+    tool's error report) must not swallow it and run on with no limit left."""
 
 
 @contextlib.contextmanager

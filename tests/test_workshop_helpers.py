@@ -225,3 +225,16 @@ def test_unused_id_is_the_same_on_every_fresh_run_and_skips_ids_in_use(harness, 
     finally:
         for memory_id in left:
             harness.memory.delete(memory_id)
+
+
+def test_unused_id_trusts_only_a_memory_whose_subject_is_the_id():
+    """A backend that answers every query with the same rows (the Oracle stand-in's canned
+    rows) does not make ``unused_id`` look for ever: a row counts only when its subject is the
+    id asked about."""
+    from types import SimpleNamespace
+
+    from agent_harness.workshop import unused_id
+
+    canned = [SimpleNamespace(subject="SOMETHING ELSE")]
+    harness = SimpleNamespace(memory=SimpleNamespace(list=lambda **kwargs: canned))
+    assert unused_id(harness, "canned").startswith("canned_")
