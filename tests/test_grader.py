@@ -75,6 +75,10 @@ WRITES_ELSEWHERE = (
     "        pass\n" + CORRECT
 )
 EDITED_TESTS_WRONG = WRONG  # plus every grade cell replaced by `pass` (see _notebook)
+#: The cell time-out of these batches: the looping submissions burn a core until it ends (two
+#: of them per batch), and 00_setup's slowest cell takes about 0.2 CPU-s, so 5 s leaves a
+#: correct notebook a wide margin even on a loaded machine.
+CELL_S = 5
 INFINITE_LOOP = "while True:\n    pass\n" + CORRECT
 STUBBORN_LOOP = (
     "while True:\n"
@@ -179,7 +183,7 @@ def batch(tmp_path_factory):
         subs,
         out,
         workers=2,
-        timeout_cell=10,
+        timeout_cell=CELL_S,
         timeout_notebook=60,
         source_dir=source,
         limits=Limits(memory_mb=1024, processes=48, deadline_s=90),
@@ -308,7 +312,7 @@ def test_feedback_never_shows_hidden_tests(batch):
 
 def test_rerun_grades_only_new_or_changed_submissions(batch):
     subs, out, source = batch["subs"], batch["out"], batch["source"]
-    settings = dict(workers=2, timeout_cell=10, timeout_notebook=60, source_dir=source)
+    settings = dict(workers=2, timeout_cell=CELL_S, timeout_notebook=60, source_dir=source)
     totals = []
     rows = grade_batch(subs, out, on_total=totals.append, **settings)
     assert totals == [0]
@@ -356,7 +360,7 @@ def test_without_bubblewrap_limits_and_scores_still_hold(batch, tmp_path):
         subs,
         tmp_path / "out",
         workers=2,
-        timeout_cell=10,
+        timeout_cell=CELL_S,
         timeout_notebook=60,
         source_dir=batch["source"],
         use_bwrap=False,
@@ -433,5 +437,5 @@ def test_broken_solutions_stop_the_batch_before_any_grade(tmp_path):
     for student in ("amy", "ben", "cal"):
         _write(subs / student / "workshop", _notebook(CORRECT))
     with pytest.raises(GradingError, match="do not pass their own checks"):
-        grade_batch(subs, out, workers=2, timeout_cell=10, timeout_notebook=60, source_dir=source)
+        grade_batch(subs, out, workers=2, timeout_cell=CELL_S, timeout_notebook=60, source_dir=source)
     assert not (out / "grades.csv").exists() or "amy" not in (out / "grades.csv").read_text()
