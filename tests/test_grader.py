@@ -437,5 +437,7 @@ def test_broken_solutions_stop_the_batch_before_any_grade(tmp_path):
     for student in ("amy", "ben", "cal"):
         _write(subs / student / "workshop", _notebook(CORRECT))
     with pytest.raises(GradingError, match="do not pass their own checks"):
-        grade_batch(subs, out, workers=2, timeout_cell=CELL_S, timeout_notebook=60, source_dir=source)
+        grade_batch(
+            subs, out, workers=2, timeout_cell=CELL_S, timeout_notebook=60, source_dir=source
+        )
     assert not (out / "grades.csv").exists() or "amy" not in (out / "grades.csv").read_text()
