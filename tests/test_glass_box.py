@@ -402,3 +402,14 @@ def test_workshop_chat_help():
         "Voilà",
     ):
         assert option in result.output
+
+
+def test_the_question_reaches_the_kernel_whole_before_send_runs(h):
+    """The question box sends its value once, when it loses focus (clicking Send blurs it),
+    not at every keystroke. With updates at every keystroke the browser holds back a widget's
+    later updates until the kernel has answered the first one, but not the button's click:
+    on a busy machine Send ran with the question's first letter ("W"), in the browser test."""
+    from agent_harness.glass_box import GlassBox
+
+    box = GlassBox(h)
+    assert box.question.continuous_update is False

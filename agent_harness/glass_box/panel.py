@@ -106,7 +106,13 @@ class GlassBox:
         self.turns = w.Dropdown(description="trail of", layout=w.Layout(width="100%"))
         self.chat = w.HTML()
         self.stream = w.HTML()
-        self.question = w.Text(placeholder="Ask the agent…", layout=w.Layout(width="100%"))
+        # The question reaches the kernel once, when the box loses focus (clicking Send), not
+        # at every keystroke: the browser holds back a widget's later updates while the kernel
+        # has not answered the first, and the click is not held back, so on a busy machine
+        # Send ran with the first letter only ("W", seen in tests/test_chat_browser.py).
+        self.question = w.Text(
+            placeholder="Ask the agent…", layout=w.Layout(width="100%"), continuous_update=False
+        )
         self.send = w.Button(description="Send", button_style="primary", icon="paper-plane")
         self.status = w.HTML()
         self.meter = w.HTML(render_meter_html(None))
