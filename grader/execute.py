@@ -113,7 +113,7 @@ def _run_one(runner: _Runner, source: Source, cells: list[dict], limits: dict) -
         run.reason = runner.sandbox.killed_because or "the sandbox stopped"
         return run
     probes = [p for grade_id, _ in source.grade_cells for p in source.probes.get(grade_id, [])]
-    if limits.get("collect_embeddings"):
+    if limits.get("collect_embeddings") and not limits.get("collect_value_checks"):
         probes = []  # a run whose embeddings are shared runs no value check: nothing hidden
     wait, probes_sent = limits["timeout_notebook"] + 30, False
     while True:
@@ -229,15 +229,20 @@ class WarmRunner:
         timeout_notebook: float,
         hidden_tests: bool = False,
         collect_embeddings: bool = False,
+        collect_value_checks: bool = False,
     ) -> list[NotebookRun]:
         """Run notebooks one after the other, each in a fresh process with a fresh copy of the
         database; a runner that dies (killed by a limit, or by the submission) is replaced for
         the notebooks still to run: one notebook's crash does not cost the others. Arguments
-        as :func:`run_notebooks`."""
+        as :func:`run_notebooks`, and ``collect_value_checks``: a run that collects embeddings
+        runs its value checks too, so their texts are collected (only the tests' own file of
+        the notebook sweeps asks it, tests/conftest.py; grading never does: its shared file
+        holds nothing a value check embeds)."""
         runs: list[NotebookRun] = []
         per_notebook = {"timeout_cell": timeout_cell, "timeout_notebook": timeout_notebook}
         if collect_embeddings:
             per_notebook["collect_embeddings"] = True
+            per_notebook["collect_value_checks"] = collect_value_checks
         todo = list(jobs)
         while todo:
             if not self._alive() and not self._start(todo):

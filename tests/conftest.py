@@ -234,7 +234,7 @@ def sweep_embeddings(template, sandbox_caches, tmp_path_factory) -> Path | None:
         def collect(index: int, jobs: list, hidden: bool) -> list:
             folder = tmp_path_factory.mktemp(f"sweep-embeddings-{index}")
             with WarmRunner(folder, template, Limits.for_grading(), None, True, public) as runner:
-                return runner.run(jobs, 120, 600, hidden, collect_embeddings=True)
+                return runner.run(jobs, 120, 600, hidden, True, collect_value_checks=not hidden)
 
         with ThreadPoolExecutor(2) as pool:
             done = pool.map(collect, (0, 1), (with_probes, with_hidden), (False, True))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -134,8 +134,30 @@ def _todo_checks(source: Source, solution_id: str) -> list[str]:
 
 
 def _source(name: str, until: str | None) -> Source:
-    """A notebook's source, cut after the grade cell ``until`` when given."""
-    return SOURCES[name] if until is None else cut_after(SOURCES[name], until)
+    """A notebook's source; with ``until`` (the last grade cell of one TODO), cut after it and
+    with the probes of that TODO's grade cells only: a case that replaces one TODO is judged
+    on those cells alone, against the solution's run of the same source (``_reference_key``),
+    so the earlier TODOs' value checks need not run."""
+    if until is None:
+        return SOURCES[name]
+    cut = cut_after(SOURCES[name], until)
+    todo = set(_todo_checks(cut, _todo_of(cut, until)))
+    return replace(cut, probes={g: v for g, v in cut.probes.items() if g in todo})
+
+
+def _todo_of(source: Source, grade_id: str) -> str:
+    """The solution cell (TODO) a grade cell checks: the last solution cell before it."""
+    cells = source.notebook.cells
+    end = next(i for i, c in enumerate(cells) if _meta(c).get("grade_id") == grade_id)
+    return next(_meta(c)["grade_id"] for c in reversed(cells[:end]) if _meta(c).get("solution"))
+
+
+def _reference_key(name: str, until: str | None) -> str:
+    """The key of the solution's run a case's values compare with: the whole notebook, or the
+    solution cut at the same cell with the same probes (a value check may read what later
+    cells made: 08's trail tree compares the latest turns, so a cut run's values would differ
+    from a whole run's whatever the answer)."""
+    return f"reference:{name}" if until is None else f"reference:{name}:{until}"
 
 
 def _wrong_cases(kind: str, table: dict) -> list[Case]:
@@ -219,15 +241,18 @@ class _References:
         self._runs = runs
 
     def __getitem__(self, name: str) -> NotebookRun:
-        return self._runs[f"reference:{name}"]
+        return self._runs[_reference_key(name, None)]
 
 
 @pytest.fixture(scope="module")
 def module_runs(warm_runners) -> _RunsByNotebook:
     """Every run this module reads, made one notebook at a time: the instructor's solution
-    (key ``reference:<notebook>``) and every case of CASES (key: the case's id) in one batch,
-    so the solution's run shares the runners with the cases' instead of running alone."""
-    jobs = {f"reference:{name}": (name, None, None) for name in SOURCES}
+    (key ``reference:<notebook>``), the solution cut after each TODO some case replaces (key
+    ``reference:<notebook>:<grade cell>``) and every case of CASES (key: the case's id) in one
+    batch, so the solution's runs share the runners with the cases' instead of running alone."""
+    jobs = {_reference_key(name, None): (name, None, None) for name in SOURCES}
+    for case in CASES:
+        jobs[_reference_key(case.notebook, case.until)] = (case.notebook, None, case.until)
     for case in CASES:
         answers = _solutions(SOURCES[case.notebook]) | case.replaced
         jobs[case.id] = (case.notebook, answers, case.until)
@@ -254,7 +279,7 @@ def _rows(case: Case, case_runs, reference) -> dict[str, GradeRow]:
     """
     run = case_runs[case.id]
     assert run.status == "ok", f"{case.id}: the run did not complete: {run.status} {run.reason}"
-    expected = reference[case.notebook].probe_values
+    expected = case_runs[_reference_key(case.notebook, case.until)].probe_values
     rows = score_notebook("case", _source(case.notebook, case.until), run, expected)
     return {row.grade_id: row for row in rows}
 
@@ -319,6 +344,16 @@ def test_the_covering_cells_exist():
             assert grade_id in grade_ids, f"{name}: {label!r}: no grade cell {grade_id}"
 
 
+def test_the_sweeps_start_with_the_texts_their_value_checks_embed(sweep_embeddings):
+    """The runs of this module find what the value checks embed among the vectors they start
+    with: conftest.py's ``sweep_embeddings`` collects them from the solutions' runs, value
+    checks included (05's logs an output with a rare word; its text is in the file)."""
+    import json
+
+    texts = json.loads(sweep_embeddings.read_text(encoding="utf-8"))["texts"]
+    assert any(text.startswith("call_probe_search_1: zanzibarquokka7c31 ") for text in texts)
+
+
 # --- 2. the reference ---------------------------------------------------------------------------
 
 
@@ -335,6 +370,25 @@ def test_reference_scores_full_marks_with_a_value_for_every_probe(name, referenc
     assert rows and all(r.status == "ok" and r.points == r.max_points for r in rows), rows
 
 
+CUT_POINTS = sorted({(case.notebook, case.until) for case in CASES if case.until})
+
+
+@pytest.mark.parametrize("name, until", CUT_POINTS, ids=[f"{n}:{u}" for n, u in CUT_POINTS])
+def test_the_solution_cut_after_a_todo_scores_full_marks_with_its_probes(name, until, case_runs):
+    """What the cases that replace one TODO compare with: the solution cut after that TODO's
+    last grade cell, running that TODO's probes, each giving a value."""
+    source, run = _source(name, until), case_runs[_reference_key(name, until)]
+    assert run.status == "ok", run.reason
+    assert run.errors == {}, run.errors
+    expected = sum(len(probes) for probes in source.probes.values())
+    assert expected and [index for index, _ in run.probe_values] == list(range(expected))
+    raised = [(i, v) for i, v in run.probe_values if not (isinstance(v, list) and v[0] == "ok")]
+    assert not raised, raised
+    rows = score_notebook("reference", source, run, run.probe_values)
+    assert [r.grade_id for r in rows] == [g for g, _ in source.grade_cells]
+    assert all(r.status == "ok" and r.points == r.max_points for r in rows), rows
+
+
 # --- 3. the mutants -----------------------------------------------------------------------------
 
 
@@ -347,8 +401,9 @@ def test_a_mutant_scores_zero_without_the_hidden_tests(case, case_runs, referenc
 @pytest.mark.parametrize("case", MUTANT_CASES, ids=[c.id for c in MUTANT_CASES])
 def test_the_probes_alone_catch_a_mutant(case, case_runs, reference):
     """Even with its visible checks passing, the grade cell would score 0 on a mutant."""
-    source, run = SOURCES[case.notebook], case_runs[case.id]
-    got, expected = dict(run.probe_values), dict(reference[case.notebook].probe_values)
+    source, run = _source(case.notebook, case.until), case_runs[case.id]
+    got = dict(run.probe_values)
+    expected = dict(case_runs[_reference_key(case.notebook, case.until)].probe_values)
     start, mine = 0, range(0)
     for grade_id, _ in source.grade_cells:
         count = len(source.probes.get(grade_id, []))
