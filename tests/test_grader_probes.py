@@ -271,7 +271,7 @@ def case_runs(module_runs) -> _RunsByNotebook:
     return module_runs
 
 
-def _rows(case: Case, case_runs, reference) -> dict[str, GradeRow]:
+def _rows(case: Case, case_runs) -> dict[str, GradeRow]:
     """A case's scores by grade_id, against the reference's probe values.
 
     The run itself must complete (every cell and probe ran): a score of 0 from a crashed or
@@ -393,13 +393,13 @@ def test_the_solution_cut_after_a_todo_scores_full_marks_with_its_probes(name, u
 
 
 @pytest.mark.parametrize("case", MUTANT_CASES, ids=[c.id for c in MUTANT_CASES])
-def test_a_mutant_scores_zero_without_the_hidden_tests(case, case_runs, reference):
-    row = _rows(case, case_runs, reference)[case.checks]
+def test_a_mutant_scores_zero_without_the_hidden_tests(case, case_runs):
+    row = _rows(case, case_runs)[case.checks]
     assert row.points == 0, f"{case.label!r} passed {case.checks}: {row}"
 
 
 @pytest.mark.parametrize("case", MUTANT_CASES, ids=[c.id for c in MUTANT_CASES])
-def test_the_probes_alone_catch_a_mutant(case, case_runs, reference):
+def test_the_probes_alone_catch_a_mutant(case, case_runs):
     """Even with its visible checks passing, the grade cell would score 0 on a mutant."""
     source, run = _source(case.notebook, case.until), case_runs[case.id]
     got = dict(run.probe_values)
@@ -424,8 +424,8 @@ def test_the_probes_alone_catch_a_mutant(case, case_runs, reference):
 @pytest.mark.parametrize(
     "case", WRONG_CASES + ALWAYS_EQUAL_CASES, ids=[c.id for c in WRONG_CASES + ALWAYS_EQUAL_CASES]
 )
-def test_an_answer_that_passes_the_visible_checks_fails_a_value_check(case, case_runs, reference):
-    row = _rows(case, case_runs, reference)[case.checks]
+def test_an_answer_that_passes_the_visible_checks_fails_a_value_check(case, case_runs):
+    row = _rows(case, case_runs)[case.checks]
     assert row.points == 0, f"{case.label!r} passed {case.checks}: {row}"
     passed_visible = "visible check:" not in row.message
     assert row.status == "failed" and "value check '" in row.message and passed_visible, (
@@ -437,10 +437,10 @@ def test_an_answer_that_passes_the_visible_checks_fails_a_value_check(case, case
 
 
 @pytest.mark.parametrize("case", VISIBLE_CASES, ids=[c.id for c in VISIBLE_CASES])
-def test_a_bug_in_a_graded_behaviour_fails_a_visible_check(case, case_runs, reference):
+def test_a_bug_in_a_graded_behaviour_fails_a_visible_check(case, case_runs):
     """Answers that once passed every visible check now fail the visible checks of the grade
     cell covering the behaviour, so an attendee finds the bug in class."""
-    row = _rows(case, case_runs, reference)[case.checks]
+    row = _rows(case, case_runs)[case.checks]
     assert row.points == 0 and "visible check:" in row.message, (case.label, row)
 
 
@@ -448,6 +448,6 @@ def test_a_bug_in_a_graded_behaviour_fails_a_visible_check(case, case_runs, refe
 
 
 @pytest.mark.parametrize("case", CORRECT_CASES, ids=[c.id for c in CORRECT_CASES])
-def test_other_correct_answers_score_full_marks(case, case_runs, reference):
-    rows = _rows(case, case_runs, reference)
+def test_other_correct_answers_score_full_marks(case, case_runs):
+    rows = _rows(case, case_runs)
     assert all(r.status == "ok" and r.points == r.max_points for r in rows.values()), rows
