@@ -110,6 +110,22 @@ def pytest_xdist_make_scheduler(config, log):
     return WorkUnitScheduling(config, log)
 
 
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Close the log with why tests skipped: each reason once, with how many tests it skipped
+    (pytest's ``-rs`` lists every test's line, hundreds of them)."""
+    from collections import Counter
+
+    reasons: Counter[str] = Counter()
+    for report in terminalreporter.stats.get("skipped", []):
+        detail = report.longrepr
+        reason = detail[2] if isinstance(detail, tuple) and len(detail) == 3 else str(detail)
+        reasons[reason.removeprefix("Skipped: ")] += 1
+    if reasons:
+        terminalreporter.section("why tests skipped")
+        for reason, count in reasons.most_common():
+            terminalreporter.write_line(f"{count:5d}  {reason}")
+
+
 def _oracle_reachable() -> bool:
     dsn = os.environ.get("WORKSHOP_ORACLE_DSN")
     if not dsn:
